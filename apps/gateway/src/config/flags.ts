@@ -1,0 +1,106 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { defaultHealthConfig } from "@switchboard/workers";
+import { policyNames, type PolicyName } from "@switchboard/policies";
+import type { GatewayConfig } from "./types";
+
+function positiveNumber(flag: string) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${flag} must be a positive number, got '${v}'`);
+    return n;
+  };
+}
+function wholeNumber(flag: string, min = 0) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${flag} must be a whole number ≥ ${min}, got '${v}'`);
+    return n;
+  };
+}
+function port(v: string) {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`--port must be 0..65535, got '${v}'`);
+  return n;
+}
+function workerUrl(v: string, prev: string[] = []) {
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new InvalidArgumentError(`'${v}' is not a URL (expected http://host:port or grpc://host:port)`);
+  }
+  if (!["http:", "https:", "grpc:"].includes(u.protocol)) throw new InvalidArgumentError(`'${v}' must use http://, https:// or grpc://`);
+  return [...prev, v.replace(/\/+$/, "")];
+}
+
+export function buildCommand(): Command {
+  const d = defaultHealthConfig;
+  return new Command("gateway")
+    .description("switchboard: an OpenAI-compatible router for vLLM / SGLang engines")
+    .allowExcessArguments(false)
+    .addOption(new Option("--host <host>", "address to listen on").default("0.0.0.0"))
+    .addOption(new Option("--port <port>", "port to listen on").default(30000).argParser(port))
+    .addOption(new Option("--worker-urls <urls...>", "engine URLs to route to (static discovery)").default([]).argParser(workerUrl))
+    .addOption(new Option("--policy <name>", "routing policy").choices(policyNames).default("cache_aware"))
+    .addOption(new Option("--health-check-interval-secs <s>", "probe interval for Ready workers").default(d.intervalMs / 1000).argParser(positiveNumber("--health-check-interval-secs")))
+    .addOption(new Option("--health-check-timeout-secs <s>", "bound on each probe").default(d.timeoutMs / 1000).argParser(positiveNumber("--health-check-timeout-secs")))
+    .addOption(new Option("--health-check-fast-interval-secs <s>", "probe cadence while Pending or recovering").default(d.fastIntervalMs / 1000).argParser(positiveNumber("--health-check-fast-interval-secs")))
+    .addOption(new Option("--health-failure-threshold <n>", "consecutive failures before Ready→NotReady").default(d.failureThreshold).argParser(wholeNumber("--health-failure-threshold", 1)))
+    .addOption(new Option("--health-success-threshold <n>", "consecutive successes before a worker is Ready").default(d.successThreshold).argParser(wholeNumber("--health-success-threshold", 1)))
+    .addOption(new Option("--health-check-endpoint <path>", "engine health path").default(d.endpoint))
+    .addOption(new Option("--model-refresh-probes <n>", "re-read each worker's model list every N probes (0 = only when needed)").default(d.modelRefreshEvery).argParser(wholeNumber("--model-refresh-probes")))
+    .addOption(new Option("--drain-timeout-secs <s>", "bound on waiting for in-flight requests of a draining worker").default(d.drainTimeoutMs / 1000).argParser(positiveNumber("--drain-timeout-secs")))
+    .addOption(new Option("--request-timeout-secs <s>", "bound on one upstream request").default(1800).argParser(positiveNumber("--request-timeout-secs")))
+    .addOption(new Option("--max-retries <n>", "retries on another worker before the first byte").default(5).argParser(wholeNumber("--max-retries")))
+    .addOption(new Option("--retry-initial-backoff-ms <ms>", "first retry backoff (×1.5 each time)").default(50).argParser(wholeNumber("--retry-initial-backoff-ms")))
+    .addOption(new Option("--max-payload-size <bytes>", "largest request body accepted").default(64 * 1024 * 1024).argParser(wholeNumber("--max-payload-size", 1)))
+    .addOption(new Option("--shutdown-grace-secs <s>", "on SIGTERM, bound on in-flight requests").default(30).argParser(positiveNumber("--shutdown-grace-secs")))
+    .addOption(new Option("--session-header <name>", "extra header carrying a session key for consistent_hash"))
+    .addOption(new Option("--admin-api-key <key>", "require Authorization: Bearer <key> for admin writes and the live stream"))
+    .addOption(new Option("--log-level <level>", "log level").choices(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"));
+}
+
+export function toConfig(o: Record<string, any>): GatewayConfig {
+  return {
+    host: o.host,
+    port: o.port,
+    workerUrls: o.workerUrls,
+    policy: o.policy as PolicyName,
+    health: {
+      intervalMs: o.healthCheckIntervalSecs * 1000,
+      timeoutMs: o.healthCheckTimeoutSecs * 1000,
+      fastIntervalMs: o.healthCheckFastIntervalSecs * 1000,
+      failureThreshold: o.healthFailureThreshold,
+      successThreshold: o.healthSuccessThreshold,
+      endpoint: o.healthCheckEndpoint.startsWith("/") ? o.healthCheckEndpoint : `/${o.healthCheckEndpoint}`,
+      modelRefreshEvery: o.modelRefreshProbes,
+      drainTimeoutMs: o.drainTimeoutSecs * 1000,
+    },
+    requestTimeoutMs: o.requestTimeoutSecs * 1000,
+    retry: { maxRetries: o.maxRetries, initialBackoffMs: o.retryInitialBackoffMs, backoffMultiplier: 1.5, maxBackoffMs: 30_000 },
+    adminApiKey: o.adminApiKey,
+    logLevel: o.logLevel,
+    maxPayloadBytes: o.maxPayloadSize,
+    shutdownGraceMs: o.shutdownGraceSecs * 1000,
+    sessionHeader: o.sessionHeader,
+  };
+}
+
+export type ParseOutcome = { config: GatewayConfig } | { exitCode: number; output: string };
+
+/** Parses argv (without node/script). Bad input → exit code 2 and a one-line reason; --help → 0. */
+export function parseFlags(argv: string[]): ParseOutcome {
+  const cmd = buildCommand();
+  let output = "";
+  cmd.exitOverride().configureOutput({ writeOut: (s) => (output += s), writeErr: (s) => (output += s) });
+  try {
+    cmd.parse(argv, { from: "user" });
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === "commander.helpDisplayed" || e.code === "commander.help") return { exitCode: 0, output };
+      return { exitCode: 2, output: `${e.message.replace(/^error: /, "gateway: ").split("\n")[0]}\n` };
+    }
+    throw e;
+  }
+  return { config: toConfig(cmd.opts()) };
+}

@@ -1,0 +1,3 @@
+export * from "./types";
+export * from "./static-list";
+export * from "./admin-api";

@@ -1,0 +1,16 @@
+export { SERVICE_ACCOUNT_DIR, loadKubeConfig, describe as describeKubeConfig } from "./config.ts";
+export type { KubeConfigOptions, KubeConfigSource, LoadedKubeConfig } from "./config.ts";
+export { DEFAULT_REQUEST_TIMEOUT_MS, createKubeClient, loadKubeClient } from "./client.ts";
+export type { KubeClient, KubeFetchOptions } from "./client.ts";
+export { GoneError, KubeError, ListError, WatchError } from "./errors.ts";
+export type { KubeErrorReason, KubeOp } from "./errors.ts";
+export { DEFAULT_LIST_PAGE_SIZE, DEFAULT_LIST_TIMEOUT_MS, list } from "./list.ts";
+export type { ListOptions, ListResult } from "./list.ts";
+export { DEFAULT_WATCH_CONNECT_TIMEOUT_MS, DEFAULT_WATCH_TIMEOUT_SECONDS, watch } from "./watch.ts";
+export type { WatchEnd, WatchEvent, WatchEventType, WatchOptions, WatchSkip } from "./watch.ts";
+export { endpointSlicesPath, labelSelector, podsPath, resourcePath, servicesPath } from "./paths.ts";
+export type { ResourceName } from "./paths.ts";
+export { isKubeObject } from "./objects.ts";
+export type { EndpointSlice, KubeObject, ObjectMeta, Pod, Service, Wire } from "./objects.ts";
+export { LineSplitter } from "./ndjson.ts";
+export type { KubeStatus } from "./status.ts";

@@ -1,0 +1,16 @@
+export type { Candidate, EngineLoad, Policy, PolicyName, RouteRequest } from "./types.ts";
+export type { CommonOptions } from "./options.ts";
+export { defaultStaleAfterMs } from "./options.ts";
+export { loadScore } from "./load.ts";
+export { roundRobinPolicy } from "./round_robin.ts";
+export { randomPolicy } from "./random.ts";
+export { leastLoadPolicy } from "./least_load.ts";
+export { powerOfTwoPolicy } from "./power_of_two.ts";
+export { CacheAwarePolicy, cacheAwareDefaults, type CacheAwareOptions, type CacheAwareReason } from "./cache_aware.ts";
+export { PrefixTree, type PrefixMatch } from "./prefix_tree.ts";
+export { ConsistentHashPolicy, defaultVirtualNodes, type ConsistentHashOptions } from "./consistent_hash.ts";
+export { HashRing } from "./hash_ring.ts";
+export { hash32 } from "./hash.ts";
+export { sessionKeyFrom } from "./session_key.ts";
+export { promptTextOf, renderChatForPrefix } from "./prompt_text.ts";
+export { createPolicy, defaultPolicyName, isPolicyName, policyNames, type PolicyOptions } from "./create.ts";

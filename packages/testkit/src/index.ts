@@ -1,0 +1,10 @@
+export { FakeKubeApi, startFakeKubeApi } from "./fake-kube-api.ts";
+export type { Chunking, FakeKubeApiOptions, FakeResource, GoneMode, RequestRecord } from "./fake-kube-api.ts";
+export { makeEndpointSlice, makePod, makeService } from "./kube-objects.ts";
+export type { EndpointFixture, EndpointSliceFixture, KubeObject, PodFixture, ServiceFixture } from "./kube-objects.ts";
+export { writeKubeconfig } from "./kubeconfig.ts";
+export type { KubeconfigSpec } from "./kubeconfig.ts";
+export { createTestPki } from "./pki.ts";
+export type { TestPki } from "./pki.ts";
+export { waitFor } from "./wait.ts";
+export type { WaitForOptions } from "./wait.ts";

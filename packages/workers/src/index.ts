@@ -1,0 +1,7 @@
+export * from "./types";
+export * from "./context";
+export * from "./identity-gate";
+export * from "./probe-outcome";
+export * from "./machine";
+export * from "./probe-actor";
+export * from "./view";
