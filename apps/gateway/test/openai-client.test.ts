@@ -70,3 +70,16 @@ describe("the gateway through the official openai client", () => {
     expect(gwUrl).toBeTruthy();
   });
 });
+
+describe("metrics", () => {
+  test("Prometheus text: requests by model/worker/status, latency and TTFT histograms, worker status, transitions", async () => {
+    const text = await (await fetch(`${gwUrl}/metrics`)).text();
+    expect(text).toMatch(/switchboard_requests_total\{route="\/v1\/chat\/completions",model="mock-model",worker="w-[^"]+",status="200"\} \d+/);
+    expect(text).toContain("switchboard_request_duration_seconds_bucket");
+    expect(text).toMatch(/switchboard_time_to_first_token_seconds_count\{[^}]*\} [1-9]/);
+    expect(text).toMatch(/switchboard_worker_status\{worker="w-[^"]+",url="http:\/\/127\.0\.0\.1:\d+",status="ready"\} 1/);
+    expect(text).toMatch(/switchboard_worker_transitions_total\{from="pending",to="ready"\} 2/);
+    expect(text).toContain("switchboard_retries_total");
+    expect(text).toContain('switchboard_workers{status="ready"} 2');
+  });
+});

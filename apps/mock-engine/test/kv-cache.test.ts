@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { startMockEngine, type MockEngine } from "../src/index.ts";
+import { startMockEngine, type KvCacheOptions, type MockEngine } from "../src/index.ts";
 import { client, post, scrape, waitFor } from "./helpers.ts";
 
 const engines: MockEngine[] = [];
 afterAll(() => Promise.all(engines.map((e) => e.stop())));
 
-async function start(kvCache: Parameters<typeof startMockEngine>[0] extends infer O ? (O extends { kvCache?: infer K } ? K : never) : never) {
+async function start(kvCache: KvCacheOptions) {
   const e = await startMockEngine({ kvCache, maxModelLen: 100_000 });
   engines.push(e);
   return e;
@@ -82,7 +82,6 @@ describe("simulated KV cache", () => {
     expect(await scrape(e, "vllm:num_requests_waiting")).toBe(0);
     expect(await scrape(e, "vllm:num_requests_running")).toBe(0);
     expect(await scrape(e, "vllm:kv_cache_usage_perc")).toBe(0);
-    // FIFO: requests finished in the order they arrived (each admitted in turn).
     expect(e.state.counters.served).toBe(5);
   });
 

@@ -22,7 +22,8 @@ export class CandidateSetCache<T> {
   rebuilds = 0;
 
   constructor(
-    private readonly build: (cands: readonly Candidate[]) => T,
+    /** `previous`: the most recently used value, which a build may reuse in part. */
+    private readonly build: (cands: readonly Candidate[], previous: T | undefined) => T,
     private readonly capacity = 8,
   ) {}
 
@@ -43,7 +44,7 @@ export class CandidateSetCache<T> {
       }
     }
     this.rebuilds++;
-    const entry = { ids: cands.map((c) => c.id), value: this.build(cands), last: cands };
+    const entry = { ids: cands.map((c) => c.id), value: this.build(cands, entries[0]?.value), last: cands };
     entries.unshift(entry);
     if (entries.length > this.capacity) entries.pop();
     return entry;

@@ -26,7 +26,7 @@ export class ConsistentHashPolicy implements Policy {
   ) {
     const vnodes = options.virtualNodes ?? defaultVirtualNodes;
     if (!(vnodes >= 1)) throw new Error(`consistent_hash: virtualNodes must be ≥ 1, got ${vnodes}`);
-    this.rings = new CandidateSetCache((cands) => HashRing.build(cands.map((c) => c.id), vnodes));
+    this.rings = new CandidateSetCache((cands, previous) => HashRing.build(cands.map((c) => c.id), vnodes, previous));
     this.needsText = fallback.needsText === true;
   }
 

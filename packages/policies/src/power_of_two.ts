@@ -20,7 +20,7 @@ export function powerOfTwoPolicy(options: CommonOptions = {}): Policy {
       const t = now();
       const a = loadScore(cands[i], t, staleAfterMs);
       const b = loadScore(cands[j], t, staleAfterMs);
-      if (a > b) return cands[i];
+      if (a < b) return cands[i];
       if (b < a) return cands[j];
       return random() < 0.5 ? cands[i] : cands[j];
     },

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { ConsistentHashPolicy, createPolicy, roundRobinPolicy, type Candidate, type Policy } from "../src/index.ts";
-import { cand, counts, fleet } from "./helpers.ts";
+import { ConsistentHashPolicy, HashRing, createPolicy, roundRobinPolicy, type Candidate, type Policy } from "../src/index.ts";
+import { cand, counts, fleet, seeded } from "./helpers.ts";
 
 const keys = Array.from({ length: 20_000 }, (_, i) => `user-${i}`);
 const owners = (p: Policy, cands: Candidate[]) => keys.map((k) => p.pick(cands, { model: "m", sessionKey: k }).id);
@@ -100,5 +100,19 @@ describe("consistent_hash", () => {
     const expected = fresh.pick([...arr], { model: "m", sessionKey: keys[k] }).id;
     expect(p.pick(arr, { model: "m", sessionKey: keys[k] }).id).toBe(expected);
     expect(owners(p, arr)).toEqual(owners(fresh, [...arr]));
+  });
+
+  test("a ring updated from the previous one maps keys exactly as one built from scratch", () => {
+    const rng = seeded(21);
+    let ids = Array.from({ length: 40 }, (_, i) => `w${i}`);
+    let ring = HashRing.build(ids, 160);
+    for (let round = 0; round < 5; round++) {
+      // Drop a few, add a few, shuffle.
+      ids = ids.filter(() => rng() > 0.1).concat(Array.from({ length: 3 }, (_, k) => `n${round}-${k}`));
+      ids.sort(() => rng() - 0.5);
+      ring = HashRing.build(ids, 160, ring);
+      const fresh = HashRing.build(ids, 160);
+      for (const k of keys.slice(0, 5_000)) expect(ids[ring.ownerOfKey(k)]).toBe(ids[fresh.ownerOfKey(k)]);
+    }
   });
 });

@@ -19,7 +19,9 @@ export function shouldReadIdentity(
     case "failed":
       return true; // the engine may have restarted while it was down: read before promotion
     case "pending":
-      return !idKnown && !confirmed;
+      // No id yet, or a known one whose last read did not complete (or the engine restarted in
+      // place): read before promotion. An engine that reported none (unknown but confirmed) is not re-read.
+      return !confirmed;
     case "ready":
       return !confirmed;
   }

@@ -11,7 +11,7 @@ import { statusOf, workerMachine, type HealthConfig, type ProbeInput, type Probe
 import { fastConfig, spec as makeSpec } from "./helpers";
 
 export type Phase = WorkerStatus | "stopped";
-export type Outcome = "healthy" | "unhealthy" | "modelsFailed" | "modelsEmpty" | "restart" | "restartBare" | "identityFailed" | "identityNone" | "error";
+export type Outcome = "healthy" | "unhealthy" | "modelsFailed" | "modelsEmpty" | "restart" | "restartBare" | "restartIdentityFailed" | "identityFailed" | "identityNone" | "error";
 
 export interface ModelOptions {
   name: string;
@@ -102,6 +102,35 @@ function recordingScope(onStep: (e: Extract<InspectionEvent, { type: "@xstate.mi
   } as AnyActorScope;
 }
 
+/** A worker machine driven by hand through pure transitions: no timers, no invoked actors. */
+export function pureWorker(spec: Partial<WorkerSpec> = {}, config: Partial<HealthConfig> = {}) {
+  const scope = recordingScope(() => {});
+  let snapshot = workerMachine.getInitialSnapshot(scope, { spec: makeSpec(spec), config: { ...fastConfig, ...config } });
+  return {
+    get snapshot() {
+      return snapshot;
+    },
+    send(event: EventObject) {
+      snapshot = workerMachine.transition(snapshot, event as never, scope);
+      return snapshot;
+    },
+    /** Answer the running probe, then let the wait before the next one elapse. */
+    probe(output: ProbeResult) {
+      if (!probeRequestOf(snapshot)) throw new Error(`no probe running in ${JSON.stringify(snapshot.value)}`);
+      this.send({ type: PROBE_DONE, output } as EventObject);
+      for (const t of waitingTimers(snapshot)) this.send({ type: t });
+      return snapshot;
+    },
+  };
+}
+
+/** The delayed events the current waiting state would receive. */
+function waitingTimers(s: WorkerSnapshot): string[] {
+  if (s.status !== "active" || typeof s.value === "string") return [];
+  const [top, sub] = Object.entries(s.value)[0]!;
+  return sub === "waiting" ? workerMachine.getStateNodeById(`worker.${top}.waiting`).after.map((t) => t.eventType) : [];
+}
+
 const otherIncarnation = (i: string) => (i === "i1" ? "i2" : "i1");
 const engineIdOf = (incarnation: string) => `e-${incarnation}`;
 
@@ -126,6 +155,8 @@ function answer(outcome: Outcome, req: ProbeInput["request"], current: string | 
     restart: base(otherIncarnation(inc), true),
     // …or one that only notices the marker.
     restartBare: base(otherIncarnation(inc)),
+    // …or one whose identity read after the restart did not complete (a starting engine).
+    restartIdentityFailed: { ...base(otherIncarnation(inc), true), identity: "failed" },
     identityFailed: { ...base(inc), identity: "failed" },
     identityNone: { ...base(inc), identity: { engineId: null, incarnation: inc } },
   };

@@ -11,7 +11,7 @@ import { isRoutable, shouldReadIdentity, statusOf, workerMachine, type WorkerSna
 import { explore, isProbeEvent, nodeIdsOf, phaseOf, probeOutput, probeRequestOf, type Edge, type Exploration, type Phase } from "./machine-model";
 
 const health = ["healthy", "unhealthy", "modelsFailed", "modelsEmpty", "error"] as const;
-const identity = ["healthy", "unhealthy", "restart", "restartBare", "identityFailed", "identityNone"] as const;
+const identity = ["healthy", "unhealthy", "restart", "restartBare", "restartIdentityFailed", "identityFailed", "identityNone"] as const;
 // Explored once, at load (a second or two): every test below reads the same edges.
 const runs: Exploration[] = [
   // Thresholds, all events. A second setting catches a guard that only works for threshold 1.
@@ -278,6 +278,21 @@ describe("worker machine paths (@xstate/graph, pure transitions)", () => {
         return a.engineId !== expected || !a.engineIdConfirmed ? `read ${out.identity.engineId}: id ${a.engineId}, confirmed ${a.engineIdConfirmed}` : undefined;
       }),
     );
+  });
+
+  test("an id whose read did not complete is re-read on the next probe, wherever the worker now is", () => {
+    let failedReads = 0;
+    expectNone(
+      check((e) => {
+        const out = probeOutput(e.event);
+        if (!out?.healthy || out.identity !== "failed" || pinned(e.before)) return undefined;
+        failedReads++;
+        const a = e.after.context;
+        if (e.after.status !== "active" || phaseOf(e.after) === "draining") return undefined;
+        return shouldReadIdentity(statusOf(e.after), a.engineId !== null, a.engineIdConfirmed) ? undefined : `failed read (id ${a.engineId}) not retried in ${statusOf(e.after)}`;
+      }),
+    );
+    expect(failedReads).toBeGreaterThan(0);
   });
 
   test("an incarnation change counts one restart, even without a failed probe; an id not read then is re-read next probe", () => {

@@ -58,12 +58,12 @@ export async function forward(req: ForwardRequest, deps: ForwardDeps): Promise<R
 
   for (let attempt = 0; attempt <= config.retry.maxRetries; attempt++) {
     const all = fleet.index.candidates(req.model, role);
-    const pool = tried.size === 0 ? all : all.filter((c) => !tried.has(c.id));
+    let pool = tried.size === 0 ? all : all.filter((c) => !tried.has(c.id));
     if (pool.length === 0) {
       if (attempt === 0) return noWorker(req.model, deps);
       if (all.length === 0) break;
-      tried.clear(); // every Ready worker was tried: go round again after the backoff
-      continue;
+      tried.clear(); // every Ready worker was tried: go round again (the backoff already ran)
+      pool = all;
     }
     const worker = policy.pick(pool, req.route_request) as WorkerView;
     tried.add(worker.id);
