@@ -12,6 +12,7 @@ import { adminGuard } from "./routes/admin-auth";
 import { healthRoutes } from "./routes/health";
 import { inferenceRoutes } from "./routes/inference";
 import { workerRoutes } from "./routes/workers";
+import { createLive, inspectorFor, joinInspect } from "./live";
 
 export interface GatewayParts {
   /** Extra discovery sources (Kubernetes, PD lists). */
@@ -39,7 +40,9 @@ export function buildGateway(config: GatewayConfig, parts: GatewayParts = {}) {
   const sources: SourceConfig[] = [];
   if (config.workerUrls.length) sources.push({ id: "static", logic: staticDiscovery, input: { source: "static", workers: staticWorkers(config.workerUrls) } });
   sources.push(...(parts.sources ?? []));
-  const fleet = new Fleet({ health: config.health, sources, probes: parts.probes, inspect: parts.inspect });
+  const guard = adminGuard(config.adminApiKey);
+  const inspector = inspectorFor(config.inspectorPort, config.host, guard);
+  const fleet = new Fleet({ health: config.health, sources, probes: parts.probes, inspect: joinInspect(parts.inspect, inspector?.inspect) });
   const policy: Policy = createPolicy(config.policy, { sessionHeader: config.sessionHeader } as never);
   const metrics = new GatewayMetrics(fleet.index);
   logWorkerChanges(fleet.index, log);
@@ -47,8 +50,8 @@ export function buildGateway(config: GatewayConfig, parts: GatewayParts = {}) {
   fleet.index.onChange((c) => {
     if (c.kind === "removed" || c.kind === "restarted") policy.forget?.(c.view.id);
   });
-  const guard = adminGuard(config.adminApiKey);
   const deps = { fleet, policy, config, metrics, log };
+  const live = createLive(fleet, sources, guard, inspector);
 
   const app = new Elysia({
     // Quiet SSE streams must not be cut by an idle timeout; the request timeout bounds them.
@@ -63,9 +66,10 @@ export function buildGateway(config: GatewayConfig, parts: GatewayParts = {}) {
     })
     .use(healthRoutes(fleet, metrics))
     .use(workerRoutes(fleet, guard))
-    .use(inferenceRoutes(deps));
+    .use(inferenceRoutes(deps))
+    .use(live.routes);
 
-  return { app, fleet, policy, metrics, log, deps, guard };
+  return { app, fleet, policy, metrics, log, deps, guard, live };
 }
 
 export type Gateway = ReturnType<typeof buildGateway>;

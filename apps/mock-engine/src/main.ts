@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { startMockEngine } from "./engine.ts";
 import type { LoraAdapter, MockEngineOptions } from "./options.ts";
 
-const int = (v: string) => {
+const num = (v: string) => {
   const n = Number(v);
   if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError("expected a non-negative number");
   return n;
@@ -18,27 +18,27 @@ const lora = (v: string, prev: LoraAdapter[] = []) => {
 const program = new Command()
   .name("mock-engine")
   .description("A fake vLLM / SGLang engine for tests, demos and benchmarks")
-  .option("--port <n>", "HTTP port (0 = ephemeral)", int, 8001)
+  .option("--port <n>", "HTTP port (0 = ephemeral)", num, 8001)
   .option("--host <host>", "address to bind", "127.0.0.1")
   .option("--model <id>", "a served model (repeatable)", collect)
   .option("--lora <id=parent>", "a LoRA adapter on a base model (repeatable)", lora)
   .option("--engine-id <id>", "KV engine id (default: random uuid)")
-  .option("--token-delay-ms <ms>", "delay per generated token", int, 0)
-  .option("--default-max-tokens <n>", "tokens when the request names no max_tokens", int, 16)
-  .option("--max-model-len <n>", "context length", int, 4096)
-  .option("--start-delay-ms <ms>", "answer 503 for this long after start", int, 0)
+  .option("--token-delay-ms <ms>", "delay per generated token", num, 0)
+  .option("--default-max-tokens <n>", "tokens when the request names no max_tokens", num, 16)
+  .option("--max-model-len <n>", "context length", num, 4096)
+  .option("--start-delay-ms <ms>", "answer 503 for this long after start", num, 0)
   .addOption(new Option("--role <role>", "PD role").choices(["prefill", "decode", "both"]).default("both"))
   .addOption(new Option("--kv-connector <name>", "KV connector").choices(["MooncakeConnector", "NixlConnector", ""]).default(""))
-  .option("--bootstrap-port <n>", "run a Mooncake bootstrap server on this port (0 = ephemeral)", int)
-  .option("--data-parallel-size <n>", "data-parallel ranks", int, 1)
+  .option("--bootstrap-port <n>", "run a Mooncake bootstrap server on this port (0 = ephemeral)", num)
+  .option("--data-parallel-size <n>", "data-parallel ranks", num, 1)
   .addOption(new Option("--flavor <name>", "metric names to imitate").choices(["vllm", "sglang"]).default("vllm"))
   .option("--kv-cache", "simulate a paged KV cache with prefix caching")
-  .option("--block-size <n>", "KV block size in tokens", int)
-  .option("--capacity-blocks <n>", "KV blocks in the pool", int)
-  .option("--prefill-ms-per-token <ms>", "prefill cost per uncached token", int)
-  .option("--decode-ms-per-token <ms>", "decode cost per token", int)
-  .option("--max-concurrency <n>", "running requests before queueing", int)
-  .option("--record-limit <n>", "inference requests kept for /_mock/received", int, 10_000);
+  .option("--block-size <n>", "KV block size in tokens", num)
+  .option("--capacity-blocks <n>", "KV blocks in the pool", num)
+  .option("--prefill-ms-per-token <ms>", "prefill cost per uncached token", num)
+  .option("--decode-ms-per-token <ms>", "decode cost per token", num)
+  .option("--max-concurrency <n>", "running requests before queueing", num)
+  .option("--record-limit <n>", "inference requests kept for /_mock/received", num, 10_000);
 
 program.parse();
 const o = program.opts();

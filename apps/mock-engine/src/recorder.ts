@@ -31,6 +31,11 @@ export class Recorder {
 
   constructor(private readonly limit: number) {}
 
+  /** False with a limit of 0 (benchmarks): callers skip the costlier parts of a record. */
+  get enabled(): boolean {
+    return this.limit > 0;
+  }
+
   add(r: RecordedRequest): void {
     this.total++;
     if (this.limit <= 0) return;

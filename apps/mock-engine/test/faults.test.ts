@@ -101,6 +101,9 @@ describe("faults", () => {
     expect((await chat()).status).toBe(502);
     expect((await post(`${engine.url}/_mock/faults`, { bogus: true })).status).toBe(400);
     expect((await post(`${engine.url}/_mock/faults`, { unhealthy: "yes" })).status).toBe(400);
+    const st = (await (await get(`${engine.url}/_mock/state`)).json()) as any;
+    expect(st).toMatchObject({ engineId: engine.state.engineId, faults: { unhealthy: true } });
+    expect(st.counters.received).toBeGreaterThan(0);
     await get(`${engine.url}/_mock/faults`, { method: "DELETE" });
     expect(engine.state.faults).toMatchObject({ unhealthy: false, errorStatus: 0 });
     expect((await get(`${engine.url}/health`)).status).toBe(200);

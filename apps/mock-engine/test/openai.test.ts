@@ -135,6 +135,8 @@ describe("OpenAI API through the official client", () => {
     expect(c).toMatchObject({ status: 400, completed: false, body: undefined });
     const over = await (await get(`${engine.url}/_mock/received`)).json();
     expect(over.requests.map((r: { id: string }) => r.id)).toEqual([a.id, "req-42", c.id]);
+    await get(`${engine.url}/_mock/received`, { method: "DELETE" });
+    expect(engine.received.length).toBe(0);
   });
 
   test("vLLM uses X-Request-Id for the response id", async () => {

@@ -4,3 +4,4 @@ export * from "./http/models";
 export * from "./http/bootstrap";
 export * from "./http/probe";
 export * from "./grpc/index.ts";
+export * from "./pd/index.ts";

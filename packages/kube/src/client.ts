@@ -41,14 +41,13 @@ async function kubeFetch(loaded: LoadedKubeConfig, path: string, opts: KubeFetch
   const signals = [opts.signal, deadline].filter((s): s is AbortSignal => s !== undefined);
   const signal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
 
-  let init: BunFetchRequestInit;
   try {
-    init = await connectionInit(loaded);
-  } catch (err) {
-    throw err instanceof KubeError ? err : new KubeError("request", "config", errorText(err), undefined, { cause: err });
-  }
-  const headers = { accept: "application/json", ...init.headers as Record<string, string>, ...opts.headers };
-  try {
+    // Auth providers (exec plugins, OIDC refresh) may take time: the deadline covers them too.
+    const pending = connectionInit(loaded).catch((err) => {
+      throw err instanceof KubeError ? err : new KubeError("request", "config", errorText(err), undefined, { cause: err });
+    });
+    const init = signal ? await raceAbort(pending, signal) : await pending;
+    const headers = { accept: "application/json", ...(init.headers as Record<string, string>), ...opts.headers };
     const request = fetch(loaded.server + path, {
       ...init,
       method: opts.method ?? "GET",
@@ -61,6 +60,7 @@ async function kubeFetch(loaded: LoadedKubeConfig, path: string, opts: KubeFetch
     // Race too: an abort must settle us even if the socket layer is slow to notice it.
     return signal ? await raceAbort(request, signal) : await request;
   } catch (err) {
+    if (err instanceof KubeError) throw err;
     if (deadline?.aborted) throw new KubeError("request", "timeout", `no response within ${timeoutMs} ms`, undefined, { cause: err });
     if (opts.signal?.aborted) throw new KubeError("request", "aborted", "aborted by caller", undefined, { cause: err });
     throw new KubeError("request", classifyFetchError(err), errorText(err), undefined, { cause: err });

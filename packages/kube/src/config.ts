@@ -57,11 +57,11 @@ export function loadKubeConfig(opts: KubeConfigOptions = {}): LoadedKubeConfig {
   } catch (err) {
     throw new KubeError("config", "config", errorText(err), undefined, { cause: err });
   }
-  return describe(kc, source);
+  return describeKubeConfig(kc, source);
 }
 
 /** Wraps an already-built client-node KubeConfig (e.g. from `loadFromOptions`). */
-export function describe(kc: KubeConfig, source: KubeConfigSource): LoadedKubeConfig {
+export function describeKubeConfig(kc: KubeConfig, source: KubeConfigSource): LoadedKubeConfig {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new KubeError("config", "config", `context "${kc.getCurrentContext()}" names no cluster`);
   const server = cluster.server.replace(/\/+$/, "");

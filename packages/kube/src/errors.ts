@@ -21,11 +21,12 @@ export class KubeError extends Error {
   constructor(
     readonly op: KubeOp,
     readonly reason: KubeErrorReason,
-    message: string,
+    /** What happened, without the op/reason prefix the message carries. */
+    readonly detail: string,
     readonly status?: number,
     options?: { cause?: unknown },
   ) {
-    super(`${op} ${reason}: ${message}`, options);
+    super(`${op} ${reason}: ${detail}`, options);
   }
 }
 
@@ -47,11 +48,11 @@ export class WatchError extends KubeError {
 
 /** Re-labels a request-level error as a list/watch error, keeping its reason. */
 export function asOpError(op: "list" | "watch", err: unknown): KubeError {
-  if (err instanceof GoneError) return err.op === op ? err : new GoneError(op, err.message, { cause: err });
+  if (err instanceof GoneError) return err.op === op ? err : new GoneError(op, err.detail, { cause: err });
   const Ctor = op === "list" ? ListError : WatchError;
   if (err instanceof KubeError) {
     if (err instanceof Ctor) return err;
-    return new Ctor(op, err.reason, err.message.replace(/^\w+ \S+: /, ""), err.status, { cause: err });
+    return new Ctor(op, err.reason, err.detail, err.status, { cause: err });
   }
   return new Ctor(op, "connect", errorText(err), undefined, { cause: err });
 }

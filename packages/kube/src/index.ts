@@ -1,4 +1,4 @@
-export { SERVICE_ACCOUNT_DIR, loadKubeConfig, describe as describeKubeConfig } from "./config.ts";
+export { SERVICE_ACCOUNT_DIR, describeKubeConfig, loadKubeConfig } from "./config.ts";
 export type { KubeConfigOptions, KubeConfigSource, LoadedKubeConfig } from "./config.ts";
 export { DEFAULT_REQUEST_TIMEOUT_MS, createKubeClient, loadKubeClient } from "./client.ts";
 export type { KubeClient, KubeFetchOptions } from "./client.ts";

@@ -71,7 +71,7 @@ async function listPages<T>(client: KubeClient, path: string, opts: ListOptions,
     const text = await raceAbort(res.text(), signal);
     if (!res.ok) {
       const err = errorForStatus("list", res.status, text);
-      throw cont && err instanceof GoneError ? new ContinueExpired("list", err.message) : err;
+      throw cont && err instanceof GoneError ? new ContinueExpired("list", err.detail) : err;
     }
     const page = parseListPage(path, text);
     for (const item of page.items) {

@@ -171,7 +171,7 @@ function eventHandler<T>(opts: WatchOptions<T>, state: { events: number; resourc
         try {
           opts.onEvent({ type: ev.type, object: ev.object as T });
         } catch (error) {
-          throw error;
+          skip(opts, { line, reason: "onEvent threw", error });
         }
         return;
       }

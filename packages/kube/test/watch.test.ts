@@ -235,7 +235,7 @@ describe("watch", () => {
     api.setChunking({ pieces: 7, delayMs: 3 });
     const w = recorder({ resourceVersion: api.resourceVersion });
     await watchOpen();
-    const note = "naïve — 模型 🚀";
+    const note = `naïve — 模型 ${"🚀".repeat(150)}`; // long enough that cuts land inside characters
     for (let i = 0; i < 4; i++) {
       api.createPod(makePod({ name: `split-${i}`, ip: `10.0.0.${i}`, annotations: { note } }));
     }

@@ -104,7 +104,7 @@ export const workerMachine = setup({
     promotable: ({ context }) => context.successes >= context.config.successThreshold && context.modelsKnown && !context.spec.sleeping,
     failedEnough: ({ context }) => context.failures >= context.config.failureThreshold,
     failedLong: ({ context }) => context.failures >= 3 * context.config.failureThreshold,
-    pendingTooLong: ({ context }) => context.pendingProbes >= 9 * context.config.failureThreshold,
+    pendingTooLong: ({ context }) => context.pendingProbes >= 10 * context.config.failureThreshold,
     sleeping: ({ context }) => !!context.spec.sleeping,
   },
   actions: {

@@ -1,7 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { defaultHealthConfig } from "@switchboard/workers";
 import { policyNames, type PolicyName } from "@switchboard/policies";
-import type { GatewayConfig } from "./types";
+import type { GatewayConfig, PdKvConnector, PdPrefillFlag } from "./types";
 
 function positiveNumber(flag: string) {
   return (v: string) => {
@@ -33,6 +33,49 @@ function workerUrl(v: string, prev: string[] = []) {
   return [...prev, v.replace(/\/+$/, "")];
 }
 
+// --- PD disaggregation flags ---
+/** `--prefill URL [BOOTSTRAP_PORT]`, repeatable: a URL starts an entry, a number after it is its bootstrap port. */
+function prefillEntry(v: string, prev: PdPrefillFlag[] = []): PdPrefillFlag[] {
+  if (/^\d+$/.test(v)) {
+    const last = prev.at(-1);
+    const n = Number(v);
+    if (!last) throw new InvalidArgumentError(`bootstrap port '${v}' must follow a prefill URL`);
+    if (last.bootstrapPort !== undefined) throw new InvalidArgumentError(`prefill ${last.url} has two bootstrap ports (${last.bootstrapPort}, ${v})`);
+    if (n < 1 || n > 65535) throw new InvalidArgumentError(`bootstrap port must be 1..65535, got '${v}'`);
+    return [...prev.slice(0, -1), { ...last, bootstrapPort: n }];
+  }
+  return [...prev, { url: workerUrl(v).at(-1)! }];
+}
+
+function addPdOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option("--pd-disaggregation", "prefill/decode disaggregation: each request is prefilled on one worker and decoded on another").default(false))
+    .addOption(new Option("--prefill <url_and_port...>", "a prefill worker: URL [BOOTSTRAP_PORT] (repeatable)").default([]).argParser(prefillEntry))
+    .addOption(new Option("--decode <urls...>", "a decode worker URL (repeatable)").default([]).argParser(workerUrl))
+    .addOption(new Option("--prefill-policy <name>", "policy choosing the prefill worker (default: --policy)").choices(policyNames))
+    .addOption(new Option("--decode-policy <name>", "policy choosing the decode worker (default: --policy)").choices(policyNames))
+    .addOption(new Option("--kv-connector <name>", "how KV moves from prefill to decode, for workers that do not say").choices(["MooncakeConnector", "NixlConnector", "sglang"]).default("MooncakeConnector"));
+}
+
+function pdConfig(o: Record<string, any>): GatewayConfig["pd"] {
+  return {
+    enabled: o.pdDisaggregation === true,
+    prefill: o.prefill,
+    decode: o.decode,
+    prefillPolicy: (o.prefillPolicy ?? o.policy) as PolicyName,
+    decodePolicy: (o.decodePolicy ?? o.policy) as PolicyName,
+    kvConnector: o.kvConnector as PdKvConnector,
+  };
+}
+
+/** PD flags that make no sense without --pd-disaggregation are refused rather than ignored. */
+function checkPd(o: Record<string, any>): string | null {
+  if (o.pdDisaggregation) return null;
+  const stray = [o.prefill.length && "--prefill", o.decode.length && "--decode", o.prefillPolicy && "--prefill-policy", o.decodePolicy && "--decode-policy"].filter(Boolean);
+  return stray.length ? `${stray[0]} needs --pd-disaggregation` : null;
+}
+// --- end PD flags ---
+
 export function buildCommand(): Command {
   const d = defaultHealthConfig;
   return new Command("gateway")
@@ -57,6 +100,7 @@ export function buildCommand(): Command {
     .addOption(new Option("--shutdown-grace-secs <s>", "on SIGTERM, bound on in-flight requests").default(30).argParser(positiveNumber("--shutdown-grace-secs")))
     .addOption(new Option("--session-header <name>", "extra header carrying a session key for consistent_hash"))
     .addOption(new Option("--admin-api-key <key>", "require Authorization: Bearer <key> for admin writes and the live stream"))
+    .addOption(new Option("--inspector-port <port>", "serve the actor system to Stately inspector tooling (WebSocket) on this port; off by default").argParser(port))
     .addOption(new Option("--log-level <level>", "log level").choices(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"));
 }
 
@@ -83,6 +127,8 @@ export function toConfig(o: Record<string, any>): GatewayConfig {
     maxPayloadBytes: o.maxPayloadSize,
     shutdownGraceMs: o.shutdownGraceSecs * 1000,
     sessionHeader: o.sessionHeader,
+    inspectorPort: o.inspectorPort,
+    pd: pdConfig(o),
   };
 }
 
@@ -90,7 +136,7 @@ export type ParseOutcome = { config: GatewayConfig } | { exitCode: number; outpu
 
 /** Parses argv (without node/script). Bad input → exit code 2 and a one-line reason; --help → 0. */
 export function parseFlags(argv: string[]): ParseOutcome {
-  const cmd = buildCommand();
+  const cmd = addPdOptions(buildCommand());
   let output = "";
   cmd.exitOverride().configureOutput({ writeOut: (s) => (output += s), writeErr: (s) => (output += s) });
   try {
@@ -102,5 +148,7 @@ export function parseFlags(argv: string[]): ParseOutcome {
     }
     throw e;
   }
+  const pdProblem = checkPd(cmd.opts());
+  if (pdProblem) return { exitCode: 2, output: `gateway: ${pdProblem}\n` };
   return { config: toConfig(cmd.opts()) };
 }

@@ -8,6 +8,25 @@ export interface RetryConfig {
   maxBackoffMs: number;
 }
 
+/** PD disaggregation (`--pd-disaggregation`). */
+export type PdKvConnector = "MooncakeConnector" | "NixlConnector" | "sglang";
+
+export interface PdPrefillFlag {
+  url: string;
+  /** The prefill's bootstrap port (Mooncake / SGLang); absent = the connector's default. */
+  bootstrapPort?: number;
+}
+
+export interface PdConfig {
+  enabled: boolean;
+  prefill: PdPrefillFlag[];
+  decode: string[];
+  prefillPolicy: PolicyName;
+  decodePolicy: PolicyName;
+  /** How KV moves, for workers that do not say (admin API `kv_connector`). */
+  kvConnector: PdKvConnector;
+}
+
 export interface GatewayConfig {
   host: string;
   port: number;
@@ -22,4 +41,8 @@ export interface GatewayConfig {
   shutdownGraceMs: number;
   /** Extra header naming a session for consistent_hash. */
   sessionHeader?: string;
+  /** Port of the Stately inspector WebSocket; none = off. */
+  inspectorPort?: number;
+  /** PD disaggregation; `enabled: false` unless --pd-disaggregation. */
+  pd: PdConfig;
 }

@@ -29,7 +29,7 @@ export async function handleGeneration(ctx: EngineContext, req: Request, kind: G
   } catch {
     body = undefined;
   }
-  const rec = record(inc, req, path, body);
+  const rec = record(inc, req, path, body, ctx.recorder.enabled);
   ctx.recorder.add(rec);
   c.received++;
   c.lastReceiveAt = rec.at;
@@ -55,14 +55,14 @@ export async function handleGeneration(ctx: EngineContext, req: Request, kind: G
   return plan.stream ? streamReply(ctx, inc, req, plan, rec) : delayedReply(ctx, inc, req, plan, rec, kvOut);
 }
 
-function record(inc: Incarnation, req: Request, path: string, body: any): RecordedRequest {
+function record(inc: Incarnation, req: Request, path: string, body: any, keepHeaders: boolean): RecordedRequest {
   const h = req.headers;
   const rid = h.get("x-request-id") ?? (typeof body?.request_id === "string" ? body.request_id : null);
   const rec: RecordedRequest = {
     id: rid || inc.idPrefix + (++inc.seq).toString(16),
     path,
     body,
-    headers: h.toJSON(),
+    headers: keepHeaders ? h.toJSON() : {},
     at: Date.now(),
     status: 0,
     aborted: false,

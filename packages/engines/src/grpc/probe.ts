@@ -56,6 +56,10 @@ export const grpcProbe: ProbeFn = async (req: ProbeRequest): Promise<ProbeResult
   const started = performance.now();
   const deadline = started + req.config.timeoutMs;
   const remaining = () => Math.max(1, Math.floor(deadline - performance.now()));
+  // Reads after a healthy answer end before the probe's own bound (boundedProbe), so a hung
+  // GetServerInfo is a failed read in a healthy probe, never a probe timeout.
+  const readsDeadline = started + req.config.timeoutMs * 0.8;
+  const readRemaining = () => Math.max(1, Math.floor(readsDeadline - performance.now()));
   const opts = { signal: req.signal };
   const done = (r: Omit<ProbeResult, "latencyMs">): ProbeResult => ({ ...r, latencyMs: performance.now() - started });
 
@@ -73,8 +77,8 @@ export const grpcProbe: ProbeFn = async (req: ProbeRequest): Promise<ProbeResult
     return done({ healthy: false, detail: errorText(err) });
   }
 
-  const readModels = () => client.getModelInfo(remaining(), opts);
-  const [server, asked] = await Promise.allSettled([client.getServerInfo(remaining(), opts), req.wantModels ? readModels() : undefined]);
+  const readModels = () => client.getModelInfo(readRemaining(), opts);
+  const [server, asked] = await Promise.allSettled([client.getServerInfo(readRemaining(), opts), req.wantModels ? readModels() : undefined]);
 
   const result: Omit<ProbeResult, "latencyMs"> = { healthy: true, detail: "HealthCheck: healthy" };
   const notes: string[] = [];

@@ -22,7 +22,21 @@ export function parseBootstrapQuery(body: unknown): BootstrapIdentity {
     rankEngineIds[rank] = id;
   }
   const first = rankEngineIds["0"] ?? Object.values(rankEngineIds)[0]!;
-  return { engineId: first, rankEngineIds, dataParallelSize: ranks.length };
+  return { engineId: baseEngineId(rankEngineIds) ?? first, rankEngineIds, dataParallelSize: ranks.length };
+}
+
+/**
+ * With data parallelism vLLM names rank r `E_dp<r>`; the worker keeps the base id E (as gRPC's
+ * kv_engine_id reports it), so that minting a rank's id never suffixes twice. Null when the ranks
+ * do not follow that pattern.
+ */
+function baseEngineId(rankEngineIds: Record<string, string>): string | null {
+  const ranks = Object.keys(rankEngineIds);
+  if (ranks.length < 2) return null;
+  const zero = rankEngineIds["0"];
+  if (!zero?.endsWith("_dp0")) return null;
+  const base = zero.slice(0, -"_dp0".length);
+  return ranks.every((r) => rankEngineIds[r] === `${base}_dp${r}`) ? base : null;
 }
 
 export function bootstrapUrl(workerUrl: string, port: number): string {

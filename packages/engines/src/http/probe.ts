@@ -27,9 +27,21 @@ async function readIncarnation(base: string, signal: AbortSignal): Promise<strin
   }
 }
 
+/**
+ * Only a Mooncake prefill (or a kv_both engine) runs the bootstrap server: a decode has none, and an
+ * SGLang or NIXL engine's bootstrap port does not answer `/query`.
+ */
 function hasBootstrap(req: ProbeRequest): boolean {
-  return req.spec.kvConnector === "MooncakeConnector" || req.spec.bootstrapPort !== undefined;
+  if (req.spec.workerType === "decode") return false;
+  const connector = req.spec.kvConnector;
+  return connector === "MooncakeConnector" || ((connector === undefined || connector === "") && req.spec.bootstrapPort !== undefined);
 }
+
+/**
+ * Optional reads (incarnation, models, identity) end before the probe's own deadline, so a read that
+ * hangs on an engine whose health answers is a failed read in a healthy probe, not a failed probe.
+ */
+const READ_SHARE = 0.8;
 
 /** Reads the KV engine id from the Mooncake bootstrap server; "failed" when the read does not complete. */
 async function readIdentity(req: ProbeRequest, incarnation: string | undefined): Promise<EngineIdentity | "failed"> {
@@ -69,11 +81,13 @@ export const httpProbe: ProbeFn = async (req) => {
     return { healthy: false, detail, latencyMs: elapsed() };
   }
 
-  const incarnation = await readIncarnation(base, req.signal);
+  const readsLeftMs = Math.max(1, Math.floor(started + req.config.timeoutMs * READ_SHARE - performance.now()));
+  const reads = { ...req, signal: AbortSignal.any([req.signal, AbortSignal.timeout(readsLeftMs)]) };
+  const incarnation = await readIncarnation(base, reads.signal);
   const restarted = incarnation !== undefined && req.knownIncarnation !== null && incarnation !== req.knownIncarnation;
   const [models, identity] = await Promise.all([
-    req.wantModels || restarted ? readModels(base, req.signal) : undefined,
-    req.wantIdentity || restarted ? readIdentity(req, incarnation) : undefined,
+    req.wantModels || restarted ? readModels(base, reads.signal) : undefined,
+    req.wantIdentity || restarted ? readIdentity(reads, incarnation) : undefined,
   ]);
   const result: ProbeResult = { healthy: true, detail: "healthy", latencyMs: elapsed(), incarnation: incarnation ?? null };
   if (models !== undefined) result.models = models;

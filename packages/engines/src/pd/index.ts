@@ -1,0 +1,2 @@
+export * from "./kv-transfer";
+export * from "./legs";
