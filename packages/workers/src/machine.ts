@@ -94,7 +94,12 @@ export const workerMachine = setup({
   },
   actors: { probe: unprovidedProbe, waitForIdle: unprovidedIdle },
   delays: {
-    interval: ({ context }) => context.config.intervalMs,
+    // A Ready worker with something left to re-read (an unconfirmed engine id after a restart or a
+    // failed read, a requested model refresh) is probed again on the fast cadence, not an interval later.
+    interval: ({ context }) =>
+      (!context.engineIdConfirmed && !context.spec.engineIdPinned) || context.modelsRefreshRequested
+        ? Math.min(context.config.fastIntervalMs, context.config.intervalMs)
+        : context.config.intervalMs,
     fast: ({ context }) => context.config.fastIntervalMs,
     // A failed engine is probed less eagerly until it answers again, then on the fast cadence.
     failedCadence: ({ context }) =>

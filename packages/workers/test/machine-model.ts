@@ -5,7 +5,7 @@
  * the transitions xstate took recorded, next to an independent count of probe outcomes (`History`)
  * that the invariants are checked against.
  */
-import { createActor, fromTransition, type AnyActorScope, type AnyStateMachine, type AnyTransitionDefinition, type EventObject, type InspectionEvent } from "xstate";
+import { createActor, fromTransition, type AnyActorScope, type AnyEventObject, type AnyStateMachine, type AnyTransitionDefinition, type EventObject, type InspectionEvent } from "xstate";
 import { getShortestPaths } from "@xstate/graph";
 import { statusOf, workerMachine, type HealthConfig, type ProbeInput, type ProbeResult, type WorkerSnapshot, type WorkerSpec, type WorkerStatus } from "../src";
 import { fastConfig, spec as makeSpec } from "./helpers";
@@ -110,7 +110,7 @@ export function pureWorker(spec: Partial<WorkerSpec> = {}, config: Partial<Healt
     get snapshot() {
       return snapshot;
     },
-    send(event: EventObject) {
+    send(event: AnyEventObject) {
       snapshot = workerMachine.transition(snapshot, event as never, scope);
       return snapshot;
     },

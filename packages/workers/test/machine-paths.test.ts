@@ -196,7 +196,7 @@ describe("worker machine paths (@xstate/graph, pure transitions)", () => {
     expectNone(
       check((e) => {
         if (phaseOf(e.after) !== "failed") return undefined;
-        const sub = (e.after.value as Record<string, string>).failed;
+        const sub = (e.after.value as unknown as Record<string, string>).failed;
         if (sub === "probing" && !probeRequestOf(e.after)) return "failed.probing without a probe";
         if (sub === "waiting" && !runs[0]!.events(e.after).some((ev) => ev.type.startsWith("xstate.after."))) return "failed.waiting without a timer";
         return undefined;

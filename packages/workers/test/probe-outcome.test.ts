@@ -144,7 +144,7 @@ describe("the probe asks for the model list when it is due (pure machine)", () =
     w.probe(answer());
     expect(w.snapshot.value).toEqual({ ready: "probing" });
     expect(probeRequestOf(w.snapshot)!.wantModels).toBe(false);
-    w.send({ type: "xstate.done.actor.probe", output: answer() } as never);
+    w.send({ type: "xstate.done.actor.probe", output: answer() });
     expect(w.snapshot.value).toEqual({ ready: "waiting" });
     w.send({ type: "worker.refreshModels", modelsVersion: "v7" });
     expect(w.snapshot.value).toEqual({ ready: "probing" });

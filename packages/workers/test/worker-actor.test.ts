@@ -128,4 +128,18 @@ describe("worker actor over time", () => {
     release();
     await waitFor(() => w.getSnapshot().status === "done");
   });
+
+  test("a Ready worker whose engine id is unconfirmed re-reads it on the fast cadence, not an interval later", async () => {
+    const engine = new ScriptedEngine();
+    engine.identity = "failed";
+    const w = run(engine, { config: { intervalMs: 60_000 } });
+    await waitFor(() => statusOf(w.getSnapshot()) === "ready");
+    expect(w.getSnapshot().context.engineIdConfirmed).toBe(false);
+    engine.identity = { engineId: "e9", incarnation: "i1" };
+    await waitFor(() => w.getSnapshot().context.engineId === "e9", 2000, "id read well before the 60 s interval");
+    expect(w.getSnapshot().context.engineIdConfirmed).toBe(true);
+    const probes = engine.requests.length;
+    await Bun.sleep(100);
+    expect(engine.requests.length).toBe(probes); // confirmed: back to the full interval
+  });
 });
