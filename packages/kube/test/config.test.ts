@@ -89,7 +89,13 @@ describe("kubeconfig over TLS", () => {
     expect([e1.reason, e1.status]).toEqual(["unauthorized", 401]);
 
     const intruder = loadKubeClient({
-      kubeconfigPath: writeKubeconfig({ server: api.url, ca: pki.caCert, cert: pki.otherClientCert, key: pki.otherClientKey }),
+      kubeconfigPath: writeKubeconfig({
+        server: api.url,
+        ca: pki.caCert,
+        cert: pki.otherClientCert,
+        key: pki.otherClientKey,
+        path: path.join(scratch, "intruder"),
+      }),
     });
     const e2 = (await rejection(list(intruder, podsPath("serving")))) as ListError;
     expect([e2.reason, e2.status]).toEqual(["unauthorized", 401]);

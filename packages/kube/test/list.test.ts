@@ -111,7 +111,7 @@ describe("list", () => {
     const hole = await startBlackHole();
     try {
       const silent = loadKubeClient({
-        kubeconfigPath: writeKubeconfig({ server: hole.url, ca: api.pki.caCert, token: api.token }),
+        kubeconfigPath: writeKubeconfig({ server: hole.url, ca: api.pki.caCert, token: api.token, path: `${api.pki.dir}/black-hole` }),
       });
       const started = Date.now();
       const err = (await rejection(list(silent, podsPath("serving"), { timeoutMs: 300 }))) as ListError;

@@ -202,7 +202,7 @@ describe("watch", () => {
   test("a server that never answers hits the connect timeout", async () => {
     const hole = await startBlackHole();
     try {
-      const silent = loadKubeClient({ kubeconfigPath: writeKubeconfig({ server: hole.url, ca: api.pki.caCert, token: api.token }) });
+      const silent = loadKubeClient({ kubeconfigPath: writeKubeconfig({ server: hole.url, ca: api.pki.caCert, token: api.token, path: `${api.pki.dir}/black-hole` }) });
       const err = (await rejection(
         watch(silent, podsPath(NS), { connectTimeoutMs: 300, onEvent: () => {} }),
       )) as WatchError;
@@ -284,7 +284,7 @@ describe("watch", () => {
     expect((await watch(client, podsPath(NS), { signal: ac.signal, onEvent: () => {} })).ended).toBe("aborted");
     const hole = await startBlackHole();
     try {
-      const silent = loadKubeClient({ kubeconfigPath: writeKubeconfig({ server: hole.url, ca: api.pki.caCert, token: api.token }) });
+      const silent = loadKubeClient({ kubeconfigPath: writeKubeconfig({ server: hole.url, ca: api.pki.caCert, token: api.token, path: `${api.pki.dir}/black-hole` }) });
       const late = new AbortController();
       const p = watch(silent, podsPath(NS), { signal: late.signal, onEvent: () => {} });
       setTimeout(() => late.abort(), 100);

@@ -58,6 +58,7 @@ export class FakeKubeApi {
   private readonly failures: { op: "list" | "watch"; status: number }[] = [];
   private server: https.Server;
   private _port = 0;
+  private kubeconfigs = 0;
 
   private constructor(
     readonly pki: TestPki,
@@ -113,7 +114,8 @@ export class FakeKubeApi {
       ...(auth === "cert" ? { cert: this.pki.clientCert, key: this.pki.clientKey } : {}),
       ...(auth === "token" ? { token: this.token } : {}),
       namespace: opts.namespace ?? this.namespace,
-      path: opts.path,
+      // Inside the PKI dir, so it goes away with the certificates.
+      path: opts.path ?? `${this.pki.dir}/kubeconfig-${++this.kubeconfigs}`,
     });
   }
 
