@@ -28,7 +28,10 @@ export function serveBootstrap(ctx: EngineContext, port: number) {
     idleTimeout: 255,
     routes: {
       "/query": {
-        GET: (req) => (ctx.state.faults.hangBootstrap ? hang(ctx, req) : Response.json(query(ctx))),
+        GET: (req) => {
+          ctx.state.bootstrapQueries++;
+          return ctx.state.faults.hangBootstrap ? hang(ctx, req) : Response.json(query(ctx));
+        },
       },
     },
     fetch: notFound,

@@ -97,6 +97,8 @@ export interface EngineState {
   dataParallelSize: number;
   /** The bound Mooncake bootstrap port, when one runs. */
   bootstrapPort: number | null;
+  /** `GET /query` calls the bootstrap server received, over the engine's whole life (restarts included). */
+  bootstrapQueries: number;
   flavor: EngineFlavor;
   faults: Faults;
   counters: EngineCounters;
@@ -137,6 +139,7 @@ export function createState(o: ResolvedOptions): EngineState {
     kvConnector: o.kvConnector,
     dataParallelSize: o.dataParallelSize,
     bootstrapPort: null,
+    bootstrapQueries: 0,
     flavor: o.flavor,
     faults: { ...noFaults },
     counters: zeroCounters(),

@@ -67,13 +67,15 @@ function applyIncarnation(next: WorkerContext, before: WorkerContext, result: Pr
   const seen = result.incarnation ?? (typeof result.identity === "object" ? result.identity.incarnation : null) ?? null;
   if (seen === null) return next;
   if (before.incarnation === null || before.incarnation === seen) return { ...next, incarnation: seen };
-  const identityRead = typeof result.identity === "object";
+  // A new process that has not (yet) named an engine id does not confirm the old process's id:
+  // the id is kept (never cleared) but stays unconfirmed, so the next probe reads it again.
+  const newIdRead = typeof result.identity === "object" && (result.identity.engineId !== null || before.engineId === null);
   return {
     ...next,
     incarnation: seen,
     restarts: before.restarts + 1,
     // Whatever was not re-read in this probe is re-read on the next one.
-    engineIdConfirmed: identityRead ? next.engineIdConfirmed : false,
+    engineIdConfirmed: newIdRead ? next.engineIdConfirmed : false,
     modelsRefreshRequested: result.models === undefined || result.models === "failed" ? true : next.modelsRefreshRequested,
     journal: journal(before, "restart", `engine restarted in place: incarnation ${before.incarnation} → ${seen}, engine id ${before.engineId ?? "none"} → ${next.engineId ?? "none"}`),
   };

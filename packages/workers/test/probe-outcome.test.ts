@@ -168,3 +168,16 @@ describe("the probe asks for the model list when it is due (pure machine)", () =
     }
   });
 });
+
+describe("restart whose first read names no engine id", () => {
+  test("keeps the old id but leaves it unconfirmed, so it is read again", () => {
+    const known = ctxFor({ engineId: "old", workerType: "prefill" }, { incarnation: "i1", models: [{ id: "m" }], modelsKnown: true });
+    const after = applyProbe(known, "ready", { healthy: true, detail: "ok", latencyMs: 1, incarnation: "i2", identity: { engineId: null, incarnation: "i2" } });
+    expect(after.restarts).toBe(1);
+    expect(after.engineId).toBe("old");
+    expect(after.engineIdConfirmed).toBe(false);
+    const later = applyProbe(after, "ready", { healthy: true, detail: "ok", latencyMs: 1, incarnation: "i2", identity: { engineId: "new", incarnation: "i2" } });
+    expect(later.engineId).toBe("new");
+    expect(later.engineIdConfirmed).toBe(true);
+  });
+});
