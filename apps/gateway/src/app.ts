@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { Fleet, type SourceConfig } from "@switchboard/fleet";
-import { staticDiscovery, type DesiredWorker } from "@switchboard/discovery";
+import { kubernetesSource, staticDiscovery, type DesiredWorker } from "@switchboard/discovery";
 import { createPolicy, type Policy } from "@switchboard/policies";
 import { errors, OpenAIError } from "@switchboard/protocol";
 import type { ConnectionMode, ProbeFn } from "@switchboard/workers";
@@ -12,7 +12,8 @@ import { adminGuard } from "./routes/admin-auth";
 import { healthRoutes } from "./routes/health";
 import { inferenceRoutes } from "./routes/inference";
 import { workerRoutes } from "./routes/workers";
-import { createLive, inspectorFor, joinInspect } from "./live";
+import { createPdDispatch, pdStaticWorkers } from "./pd";
+import { createLive, inspectorFor, joinInspect, type LiveHubOptions } from "./live";
 
 export interface GatewayParts {
   /** Extra discovery sources (Kubernetes, PD lists). */
@@ -20,6 +21,8 @@ export interface GatewayParts {
   probes?: Partial<Record<ConnectionMode, ProbeFn>>;
   logger?: Logger;
   inspect?: (e: InspectionEvent) => void;
+  /** Live stream tuning (tests shorten the keepalive). */
+  live?: LiveHubOptions;
 }
 
 export function staticWorkers(urls: string[]): DesiredWorker[] {
@@ -38,12 +41,21 @@ export function staticWorkers(urls: string[]): DesiredWorker[] {
 export function buildGateway(config: GatewayConfig, parts: GatewayParts = {}) {
   const log = parts.logger ?? createLogger(config.logLevel);
   const sources: SourceConfig[] = [];
-  if (config.workerUrls.length) sources.push({ id: "static", logic: staticDiscovery, input: { source: "static", workers: staticWorkers(config.workerUrls) } });
+  // PD: --prefill / --decode workers join the static list with their roles.
+  const listed = [...staticWorkers(config.workerUrls), ...(config.pd?.enabled ? pdStaticWorkers(config.pd) : [])];
+  if (listed.length) sources.push({ id: "static", logic: staticDiscovery, input: { source: "static", workers: listed } });
   sources.push(...(parts.sources ?? []));
+  // Kubernetes discovery: loads the kube config now, so a bad one stops start-up with its reason.
+  if (config.serviceDiscovery) sources.push(kubernetesSource(config.serviceDiscovery, { log: log.child({ component: "k8s-discovery" }) }));
   const guard = adminGuard(config.adminApiKey);
   const inspector = inspectorFor(config.inspectorPort, config.host, guard);
-  const fleet = new Fleet({ health: config.health, sources, probes: parts.probes, inspect: joinInspect(parts.inspect, inspector?.inspect) });
-  const policy: Policy = createPolicy(config.policy, { sessionHeader: config.sessionHeader } as never);
+  // --- routing quality: engine loads scraped on an interval; a load older than 3 intervals is not trusted ---
+  const scrapeMs = config.loadScrapeIntervalMs ?? 0;
+  const loadScrape = { intervalMs: scrapeMs };
+  const policyOptions = { ...config.cacheAware, ...(scrapeMs > 0 ? { staleAfterMs: 3 * scrapeMs } : {}) };
+  // --- end routing quality ---
+  const fleet = new Fleet({ health: config.health, sources, probes: parts.probes, inspect: joinInspect(parts.inspect, inspector?.inspect), loadScrape });
+  const policy: Policy = createPolicy(config.policy, { sessionHeader: config.sessionHeader, ...policyOptions } as never);
   const metrics = new GatewayMetrics(fleet.index);
   logWorkerChanges(fleet.index, log);
   // Routing memory that belonged to a worker (or its old engine process) goes with it.
@@ -51,7 +63,9 @@ export function buildGateway(config: GatewayConfig, parts: GatewayParts = {}) {
     if (c.kind === "removed" || c.kind === "restarted") policy.forget?.(c.view.id);
   });
   const deps = { fleet, policy, config, metrics, log };
-  const live = createLive(fleet, sources, guard, inspector);
+  // PD: takes over requests for models served by prefill/decode pairs.
+  const pd = config.pd?.enabled ? createPdDispatch(deps, config.pd) : undefined;
+  const live = createLive(fleet, sources, guard, inspector, parts.live);
 
   const app = new Elysia({
     // Quiet SSE streams must not be cut by an idle timeout; the request timeout bounds them.
@@ -66,7 +80,7 @@ export function buildGateway(config: GatewayConfig, parts: GatewayParts = {}) {
     })
     .use(healthRoutes(fleet, metrics))
     .use(workerRoutes(fleet, guard))
-    .use(inferenceRoutes(deps))
+    .use(inferenceRoutes(deps, pd?.dispatch))
     .use(live.routes);
 
   return { app, fleet, policy, metrics, log, deps, guard, live };

@@ -4,7 +4,7 @@ import { Harness, post, testConfig, waitFor } from "./harness";
 
 let h: Harness;
 afterEach(() => h.close());
-const chat = { model: "mock-model", messages: [{ role: "user", content: "hi" }], max_tokens: 2 };
+const chat = { model: "mock-model", messages: [{ role: "user" as const, content: "hi" }], max_tokens: 2 };
 
 describe("upstream failures", () => {
   test("an engine killed under load: non-streaming requests still succeed through retries", async () => {

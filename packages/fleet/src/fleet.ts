@@ -12,6 +12,7 @@ import {
 } from "@switchboard/workers";
 import { createActor, fromPromise, type Actor, type AnyActorRef, type InspectionEvent, type Subscription } from "xstate";
 import { fleetMachine, newWorkerId, type FleetContext, type SourceConfig } from "./fleet-machine";
+import { LoadScraper, type LoadScraperOptions } from "./load-scraper";
 import { WorkerIndex } from "./worker-index";
 import { WorkerView } from "./worker-view";
 
@@ -24,6 +25,8 @@ export interface FleetOptions {
   probes?: Partial<Record<ConnectionMode, ProbeFn>>;
   /** xstate inspection, e.g. for the live stream and the Stately inspector. */
   inspect?: (event: InspectionEvent) => void;
+  /** Keep Ready workers' engineLoad fresh from the engines' own numbers; off when absent or intervalMs is 0. */
+  loadScrape?: LoadScraperOptions;
 }
 
 /**
@@ -33,6 +36,8 @@ export interface FleetOptions {
  */
 export class Fleet {
   readonly index = new WorkerIndex();
+  /** Present when load scraping is on. */
+  readonly loads?: LoadScraper;
   private readonly root: Actor<typeof fleetMachine>;
   private readonly watched = new Map<string, Subscription>();
   private rootSub?: Subscription;
@@ -51,6 +56,7 @@ export class Fleet {
       input: { health: opts.health, sources },
       inspect: opts.inspect,
     });
+    if (opts.loadScrape && opts.loadScrape.intervalMs > 0) this.loads = new LoadScraper(this.index, opts.loadScrape);
   }
 
   start(): this {
@@ -58,10 +64,12 @@ export class Fleet {
     this.root.start();
     const snap = this.root.getSnapshot();
     this.follow(snap.context, snap.children as Record<string, AnyActorRef | undefined>);
+    this.loads?.start();
     return this;
   }
 
   stop() {
+    void this.loads?.stop(); // reads in flight are cut at once
     this.rootSub?.unsubscribe();
     for (const s of this.watched.values()) s.unsubscribe();
     this.watched.clear();

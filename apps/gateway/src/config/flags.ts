@@ -1,7 +1,8 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { defaultHealthConfig } from "@switchboard/workers";
 import { policyNames, type PolicyName } from "@switchboard/policies";
-import type { GatewayConfig, PdKvConnector, PdPrefillFlag } from "./types";
+import type { CacheAwareFlags, GatewayConfig, PdKvConnector, PdPrefillFlag } from "./types";
+import { addKubernetesOptions, checkKubernetes, kubernetesConfig } from "./k8s-flags"; // Kubernetes discovery
 
 function positiveNumber(flag: string) {
   return (v: string) => {
@@ -76,6 +77,43 @@ function checkPd(o: Record<string, any>): string | null {
 }
 // --- end PD flags ---
 
+// --- routing quality flags (load scraping, cache_aware tuning) ---
+function share(flag: string) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`${flag} must be a number in 0..1, got '${v}'`);
+    return n;
+  };
+}
+function nonNegative(flag: string) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${flag} must be a number ≥ 0, got '${v}'`);
+    return n;
+  };
+}
+
+function addRoutingOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option("--load-scrape-interval-ms <ms>", "how often each Ready worker's engine load is read (/metrics or GetLoads); 0 = off").default(500).argParser(wholeNumber("--load-scrape-interval-ms")))
+    .addOption(new Option("--cache-threshold <share>", "cache_aware: follow a cached prefix covering at least this share of the prompt (default 0.3)").argParser(share("--cache-threshold")))
+    .addOption(new Option("--balance-abs-threshold <n>", "cache_aware: the imbalance guard fires when max − min load exceeds this (default 64) …").argParser(nonNegative("--balance-abs-threshold")))
+    .addOption(new Option("--balance-rel-threshold <x>", "… and max load exceeds this multiple of min load (default 1.5)").argParser(nonNegative("--balance-rel-threshold")))
+    .addOption(new Option("--eviction-interval-secs <s>", "cache_aware: how often expired prefixes are swept from memory (default 30)").argParser(positiveNumber("--eviction-interval-secs")))
+    .addOption(new Option("--max-tree-size <chars>", "cache_aware: prompt text remembered per worker, in characters (default 2000000)").argParser(wholeNumber("--max-tree-size", 1)));
+}
+
+function routingConfig(o: Record<string, any>): Pick<GatewayConfig, "loadScrapeIntervalMs" | "cacheAware"> {
+  const cacheAware: CacheAwareFlags = {};
+  if (o.cacheThreshold !== undefined) cacheAware.cacheThreshold = o.cacheThreshold;
+  if (o.balanceAbsThreshold !== undefined) cacheAware.balanceAbsThreshold = o.balanceAbsThreshold;
+  if (o.balanceRelThreshold !== undefined) cacheAware.balanceRelThreshold = o.balanceRelThreshold;
+  if (o.evictionIntervalSecs !== undefined) cacheAware.sweepEveryMs = o.evictionIntervalSecs * 1000;
+  if (o.maxTreeSize !== undefined) cacheAware.maxCharsPerWorker = o.maxTreeSize;
+  return { loadScrapeIntervalMs: o.loadScrapeIntervalMs ?? 0, cacheAware };
+}
+// --- end routing quality flags ---
+
 export function buildCommand(): Command {
   const d = defaultHealthConfig;
   return new Command("gateway")
@@ -129,6 +167,8 @@ export function toConfig(o: Record<string, any>): GatewayConfig {
     sessionHeader: o.sessionHeader,
     inspectorPort: o.inspectorPort,
     pd: pdConfig(o),
+    ...routingConfig(o),
+    serviceDiscovery: kubernetesConfig(o), // Kubernetes discovery
   };
 }
 
@@ -136,7 +176,7 @@ export type ParseOutcome = { config: GatewayConfig } | { exitCode: number; outpu
 
 /** Parses argv (without node/script). Bad input → exit code 2 and a one-line reason; --help → 0. */
 export function parseFlags(argv: string[]): ParseOutcome {
-  const cmd = addPdOptions(buildCommand());
+  const cmd = addKubernetesOptions(addRoutingOptions(addPdOptions(buildCommand())));
   let output = "";
   cmd.exitOverride().configureOutput({ writeOut: (s) => (output += s), writeErr: (s) => (output += s) });
   try {
@@ -150,5 +190,7 @@ export function parseFlags(argv: string[]): ParseOutcome {
   }
   const pdProblem = checkPd(cmd.opts());
   if (pdProblem) return { exitCode: 2, output: `gateway: ${pdProblem}\n` };
+  const k8sProblem = checkKubernetes(cmd.opts()); // Kubernetes discovery
+  if (k8sProblem) return { exitCode: 2, output: `gateway: ${k8sProblem}\n` };
   return { config: toConfig(cmd.opts()) };
 }

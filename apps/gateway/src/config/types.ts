@@ -1,5 +1,6 @@
+import type { KubernetesDiscoveryOptions } from "@switchboard/discovery";
 import type { HealthConfig } from "@switchboard/workers";
-import type { PolicyName } from "@switchboard/policies";
+import type { CacheAwareOptions, PolicyName } from "@switchboard/policies";
 
 export interface RetryConfig {
   maxRetries: number;
@@ -45,4 +46,17 @@ export interface GatewayConfig {
   inspectorPort?: number;
   /** PD disaggregation; `enabled: false` unless --pd-disaggregation. */
   pd: PdConfig;
+  // --- routing quality (load scraping, cache_aware tuning) ---
+  /** How often each Ready worker's engine load is read, in ms; 0 or absent = off. */
+  loadScrapeIntervalMs?: number;
+  /** cache_aware knobs from the command line; an absent one is the policy's default. */
+  cacheAware?: CacheAwareFlags;
+  // --- end routing quality ---
+  // --- Kubernetes discovery ---
+  /** `--service-discovery` and its flags; absent when off. */
+  serviceDiscovery?: KubernetesDiscoveryOptions;
+  // --- end Kubernetes discovery ---
 }
+
+/** The cache_aware options the command line can set. */
+export type CacheAwareFlags = Pick<CacheAwareOptions, "cacheThreshold" | "balanceAbsThreshold" | "balanceRelThreshold" | "sweepEveryMs" | "maxCharsPerWorker">;

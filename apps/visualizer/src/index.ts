@@ -1,0 +1,2 @@
+export { loadPage, type PageAssets } from "./bundle";
+export { startVisualizer, type RunningVisualizer, type VisualizerOptions } from "./server";

@@ -1,0 +1,10 @@
+export * from "./options";
+export { MalformedObjectError, parseSelector, matchesSelector } from "./object-fields";
+export { BOOTSTRAP_PORT_ANNOTATIONS, LORA_MODIFIED_ANNOTATION, SLEEPING_LABEL } from "./worker-fields";
+export { podWorker, type Verdict } from "./pod-worker";
+export { SERVICE_NAME_LABEL, serviceCandidate, serviceWorker, sliceSummary, servingServices, type SliceSummary } from "./service-worker";
+export { discoveryPlan, type Collection, type DiscoveryPlan, type Entries, type PlanOptions } from "./plan";
+export { reconnectDelay } from "./backoff";
+export { KubeAccess } from "./kube-actors";
+export { kubernetesDiscovery, describeError, type KubeDiscoveryContext, type KubeDiscoveryInput } from "./machine";
+export { kubernetesSource, type KubernetesDiscoveryOptions, type KubernetesSourceDeps } from "./source";
