@@ -74,8 +74,8 @@ function scaleTable(s: ScaleResult): string {
     ["gateway RSS MB (idle)", ...col((r) => f(r.rssMb, 0))],
     [`KB per worker (RSS slope from ${base.workers})`, ...col((r) => f(r.kbPerWorker, 1))],
     [`idle CPU % of a core (probe every ${s.intervalS} s)`, ...col((r) => f(r.idleCpuPct, 1))],
-    ["CPU µs per probe", ...col((r) => f(r.usPerProbe, 0))],
-    ["idle CPU % at the default 60 s interval", ...col((r) => f((r.usPerProbe * r.workers) / 60 / 1e4, 2))],
+    [`CPU µs per probe (slope from ${base.workers})`, ...col((r) => f(r.usPerProbe, 0))],
+    ["probe CPU % of a core at the default 60 s interval", ...col((r) => f((r.usPerProbe * r.workers) / 60 / 1e4, 2))],
   ];
   return table(["", ...s.rows.map((r) => `${r.workers.toLocaleString("en-US")} workers`)], rows);
 }

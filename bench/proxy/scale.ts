@@ -26,6 +26,7 @@ export interface ScaleRow {
   /** (RSS − RSS of the smallest fleet) / (workers − its workers). */
   kbPerWorker: number;
   idleCpuPct: number;
+  /** (idle CPU − that of the smallest fleet) / (probes − its probes): what one more probe costs. */
   usPerProbe: number;
 }
 
@@ -107,7 +108,7 @@ export async function scaleSection(
           rssMb: rss / 2 ** 20,
           kbPerWorker: base ? (rss - base.rssMb * 2 ** 20) / 1024 / (n - base.workers) : NaN,
           idleCpuPct: (idleCpu / opts.idleWindowS) * 100,
-          usPerProbe: (idleCpu / probes) * 1e6,
+          usPerProbe: base ? ((idleCpu - (base.idleCpuPct / 100) * opts.idleWindowS) / (probes - (base.workers * opts.idleWindowS) / opts.intervalS)) * 1e6 : NaN,
         };
         rows.push(row);
         log(

@@ -60,7 +60,8 @@ describe("kubernetes discovery actor (pod-ip)", () => {
     await waitFor(() => d.log.lines.some((l) => l.level === "warn" && l.message === "kubernetes list failed" && l.fields.reason === "connect"), {
       message: "list failure logged with reason connect",
     });
-    expect(d.log.lines.some((l) => l.message === "kubernetes watch lost; reconnecting" && l.fields.reason === "dropped")).toBe(true);
+    // The cut watch itself: a broken stream (warn, with its reason) or, depending on timing, a clean end.
+    expect(d.log.lines.some((l) => l.message === "kubernetes watch lost; reconnecting" || l.message === "kubernetes watch closed by the server; listing again")).toBe(true);
     expect(d.status()!.lastError).toMatch(/^list connect: /);
     const lastSyncBefore = d.status()!.lastSyncAt!;
     await api.setBlind(false);
@@ -110,7 +111,8 @@ describe("kubernetes discovery actor (pod-ip)", () => {
   test("watches failing right after each list back off more each time instead of hammering the API server", async () => {
     api.createPod(makePod({ name: "a", ip: "10.0.0.1" }));
     api.failNext("watch", 410, 4);
-    const d = start();
+    // A watch must stay open 2 s to count as healthy; these 410s come back far sooner.
+    const d = start({ kubeconfigPath: kubeconfig, timing: { ...fastTiming, stableAfterMs: 2_000 } });
     await waitFor(() => api.openWatchCount === 1, { timeoutMs: 5_000, message: "watching after four 410s" });
     const attempts = d.log.lines.filter((l) => l.message === "kubernetes discovery reconnecting").map((l) => l.fields.attempt);
     // The first 410 relists at once; the next ones wait, each longer (attempt 2, 3, 4).

@@ -97,18 +97,14 @@ export class CacheAwarePolicy implements Policy {
     scan.measure(cands, now, this.c.staleAfterMs);
     const text = req.text;
     let chosen: number;
-    if (text === undefined || text === "") {
+    if (scan.max - scan.min > this.absThreshold && scan.max > this.relThreshold * scan.min) {
+      chosen = scan.least(n, this.c.random);
+      this.lastReason = "balance";
+    } else if (text === undefined || text === "") {
       chosen = scan.least(n, this.c.random);
       this.lastReason = "no_text";
     } else {
       chosen = this.byPrefix(cands, text, now);
-      // The guard judges the worker affinity chose, not the fleet: a hot worker elsewhere is
-      // no reason to throw away this request's cached prefix.
-      const load = scan.scores[chosen];
-      if (this.lastReason === "affinity" && load - scan.min > this.absThreshold && load > this.relThreshold * scan.min) {
-        chosen = scan.least(n, this.c.random);
-        this.lastReason = "balance";
-      }
     }
     const winner = cands[chosen];
     if (text !== undefined && text !== "") this.record(winner, text, now);

@@ -35,10 +35,13 @@ export interface KubeDiscoveryContext {
   connected: boolean;
   lastSyncAt: number | null;
   lastError: string | null;
+  /** Something failed since the last sync: the next sync is worth an info line. */
+  troubled: boolean;
   /** Listed successfully at least once: only then is the desired set worth announcing. */
   synced: boolean;
-  /** Fingerprints of what the parent was last told, to send only changes. */
+  /** What the parent was last told (a hash of the desired set, its size, the status), to send only changes. */
   announced: string | null;
+  announcedCount: number;
   reported: string | null;
 }
 
@@ -76,13 +79,15 @@ function commit(enqueue: Enqueue, next: KubeDiscoveryContext, forceAnnounce: boo
   }
   const patch: Partial<KubeDiscoveryContext> = { ...next };
   if (workers) {
-    const fingerprint = JSON.stringify(workers);
+    // A hash, not the JSON: the context stays small in snapshots.
+    const fingerprint = Bun.hash(JSON.stringify(workers)).toString(36);
     if (forceAnnounce || fingerprint !== next.announced) {
       patch.announced = fingerprint;
+      patch.announcedCount = workers.length;
       enqueue.sendParent({ type: "source.desired", source: next.source, workers });
     }
   }
-  const count = workers?.length ?? countOf(next.announced);
+  const count = workers?.length ?? next.announcedCount;
   const status = statusOf(next, count);
   const reported = JSON.stringify(status);
   if (reported !== next.reported) {
@@ -92,8 +97,6 @@ function commit(enqueue: Enqueue, next: KubeDiscoveryContext, forceAnnounce: boo
   // A function, not the object: xstate would call function-valued properties (`random`) as assigners.
   enqueue.assign(() => patch);
 }
-
-const countOf = (fingerprint: string | null) => (fingerprint ? (JSON.parse(fingerprint) as unknown[]).length : 0);
 
 function logSkipped(enqueue: Enqueue, c: KubeDiscoveryContext, resource: string, skipped: readonly Skipped[]): void {
   if (skipped.length === 0) return;
@@ -134,8 +137,8 @@ export const kubernetesDiscovery = setup({
         resourceVersions[c.resource] = result.resourceVersion;
         logSkipped(enqueue as Enqueue, context, c.resource, skipped);
       }
-      const recovering = !context.synced || context.lastError !== null;
-      const next: KubeDiscoveryContext = { ...context, entries, resourceVersions, connected: true, lastSyncAt: Date.now(), synced: true };
+      const recovering = !context.synced || context.troubled;
+      const next: KubeDiscoveryContext = { ...context, entries, resourceVersions, connected: true, lastSyncAt: Date.now(), synced: true, troubled: false };
       commit(enqueue as Enqueue, next, true);
       const log = context.access.log;
       const fields = { source: context.source, reconnects: context.reconnects, resourceVersions };
@@ -144,7 +147,7 @@ export const kubernetesDiscovery = setup({
     listFailed: enqueueActions(({ context, event, enqueue }) => {
       const error = (event as unknown as { error: unknown }).error;
       const lastError = describeError(error);
-      commit(enqueue as Enqueue, { ...context, connected: false, lastError }, false);
+      commit(enqueue as Enqueue, { ...context, connected: false, lastError, troubled: true }, false);
       const log = context.access.log;
       enqueue(() => log.warn({ source: context.source, reason: error instanceof KubeError ? error.reason : "unknown", error: lastError, attempt: context.attempt }, "kubernetes list failed"));
     }),
@@ -159,7 +162,13 @@ export const kubernetesDiscovery = setup({
     watchLost: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== "kube.watchEnded") return;
       const { error, resource } = event;
-      const next = { ...context, connected: false, reconnects: context.reconnects + 1, lastError: error ? describeError(error) : context.lastError };
+      const next = {
+        ...context,
+        connected: false,
+        reconnects: context.reconnects + 1,
+        lastError: error ? describeError(error) : context.lastError,
+        troubled: context.troubled || (error !== null && !(error instanceof GoneError)),
+      };
       commit(enqueue as Enqueue, next, false);
       const log = context.access.log;
       const fields = { source: context.source, resource, reconnects: next.reconnects, ...(error ? { reason: error instanceof KubeError ? error.reason : "unknown", error: describeError(error) } : {}) };
@@ -194,8 +203,10 @@ export const kubernetesDiscovery = setup({
     connected: false,
     lastSyncAt: null,
     lastError: null,
+    troubled: false,
     synced: false,
     announced: null,
+    announcedCount: 0,
     reported: null,
   }),
   initial: "listing",
