@@ -31,7 +31,12 @@ export type FleetEvent =
   /** A worker actor reached its final state (drained). */
   | { type: "fleet.workerDone"; id: string }
   | { type: "fleet.drain"; id: string; reason: string }
-  | { type: "fleet.update"; id: string; patch: Partial<WorkerSpec> };
+  | { type: "fleet.update"; id: string; patch: Partial<WorkerSpec> }
+  /** Restart a discovery source that crashed. */
+  | { type: "fleet.restartSource"; id: string };
+
+/** How long a crashed discovery source waits before it is started again. */
+export const SOURCE_RESTART_DELAY_MS = 1_000;
 
 let counter = 0;
 export function newWorkerId(): string {
@@ -115,6 +120,39 @@ export const fleetMachine = setup({
       enqueue.assign({ workers: { ...context.workers, [w.id]: { ...w, draining: true } } });
       enqueue.sendTo(w.id, { type: "worker.drain", reason: event.reason } satisfies WorkerEvent);
     }),
+    /**
+     * A child that throws would otherwise take the whole fleet down (xstate escalates unhandled
+     * child errors). A crashed source is marked disconnected and restarted; its workers stay until
+     * its next list says otherwise. A crashed worker actor leaves the fleet.
+     */
+    childCrashed: enqueueActions(({ context, event, enqueue }) => {
+      const id = event.type.slice("xstate.error.actor.".length);
+      const error = String((event as { error?: unknown }).error);
+      const source = context.sources.find((s) => s.id === id);
+      if (source) {
+        const prev = context.sourceStatus[id];
+        enqueue.assign({
+          sourceStatus: {
+            ...context.sourceStatus,
+            [id]: { source: id, kind: prev?.kind ?? "static", connected: false, lastSyncAt: prev?.lastSyncAt ?? null, lastError: `source crashed: ${error}`, reconnects: (prev?.reconnects ?? 0) + 1, workers: prev?.workers ?? 0 },
+          },
+        });
+        enqueue.raise({ type: "fleet.restartSource", id }, { delay: SOURCE_RESTART_DELAY_MS });
+        return;
+      }
+      if (context.workers[id]) {
+        const { [id]: _gone, ...rest } = context.workers;
+        enqueue.assign({ workers: rest });
+      }
+    }),
+    restartSource: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== "fleet.restartSource") return;
+      const s = context.sources.find((x) => x.id === event.id);
+      if (!s) return;
+      const spawn = enqueue.spawnChild as unknown as (logic: AnyActorLogic, o: { id: string; systemId: string; input: unknown }) => void;
+      enqueue.stopChild(s.id);
+      spawn(s.logic, { id: s.id, systemId: s.id, input: s.input });
+    }),
     updateWorker: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== "fleet.update") return;
       const w = context.workers[event.id];
@@ -133,6 +171,8 @@ export const fleetMachine = setup({
     "fleet.workerDone": { actions: "forgetWorker" },
     "fleet.drain": { actions: "drainWorker" },
     "fleet.update": { actions: "updateWorker" },
+    "fleet.restartSource": { actions: "restartSource" },
+    "xstate.error.actor.*": { actions: "childCrashed" },
   },
 });
 
