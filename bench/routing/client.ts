@@ -30,8 +30,9 @@ export async function streamChat(url: string, body: Record<string, unknown>, tim
     }
     let buf = "";
     let done = false;
-    for await (const chunk of res.body) {
-      buf += decoder.decode(chunk, { stream: true });
+    const reader = res.body.getReader();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      buf += decoder.decode(r.value, { stream: true });
       let nl: number;
       while ((nl = buf.indexOf("\n")) >= 0) {
         const line = buf.slice(0, nl).trim();

@@ -34,6 +34,9 @@ export function oracle(w: Workload, kv: KvSpec): Oracle {
       let cached = 0;
       while (cached < hashes.length && cached < limit && seen.has(hashes[cached])) cached++;
       for (const h of hashes) seen.add(h);
+      // The engine keeps the answer's full blocks too (the next turn repeats it).
+      prev = 0n;
+      for (const b of fullBlocks({ text: prompt.text + reply }, kv.blockSize)) seen.add((prev = Bun.hash.wyhash(b, prev)));
       if (measured) {
         hits += cached * kv.blockSize;
         queries += tokens;

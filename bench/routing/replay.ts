@@ -8,7 +8,7 @@ export interface Replay {
   wallMs: number;
 }
 
-const requestTimeoutMs = 60_000;
+const requestTimeoutMs = 10_000; // far above any healthy request here; bounds a stalled stream
 
 async function runSession(url: string, s: Session, maxTokens: number, out: Outcome[]): Promise<void> {
   const replies: string[] = [];

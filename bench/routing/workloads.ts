@@ -26,8 +26,8 @@ export interface Workload {
   /** Session i starts no earlier than i × this (users arrive over time, not all at t = 0). */
   arrivalGapMs: number;
   maxTokens: number;
-  /** Whether the TTFT / hit-rate targets apply (prefix-heavy workloads). */
-  prefixHeavy: boolean;
+  /** Which targets apply: prefix-heavy (TTFT vs round_robin, hit rate vs oracle), hot spot (load spread), none. */
+  kind: "prefix" | "hotspot" | "neutral";
 }
 
 /** `scale` < 1 shrinks session counts for a quick run; sizes per request stay realistic. */
@@ -54,7 +54,7 @@ function chat(sessions: number): Workload {
     concurrency: 24,
     arrivalGapMs: 50,
     maxTokens: 128,
-    prefixHeavy: true,
+    kind: "prefix",
   };
 }
 
@@ -79,7 +79,7 @@ function docs(users: number): Workload {
     concurrency: 32,
     arrivalGapMs: 20,
     maxTokens: 16,
-    prefixHeavy: true,
+    kind: "prefix",
   };
 }
 
@@ -105,7 +105,7 @@ function burst(requests: number): Workload {
     concurrency: 64,
     arrivalGapMs: 0,
     maxTokens: 16,
-    prefixHeavy: true,
+    kind: "hotspot",
   };
 }
 
@@ -124,7 +124,7 @@ function uniform(requests: number): Workload {
     concurrency: 32,
     arrivalGapMs: 0,
     maxTokens: 16,
-    prefixHeavy: false,
+    kind: "neutral",
   };
 }
 

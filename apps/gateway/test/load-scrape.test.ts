@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { MockEngine } from "@switchboard/mock-engine";
 import { parseFlags } from "../src";
+import { policyOptions } from "../src/config/policy-options";
 import { Harness, post, testConfig, waitFor } from "./harness";
 
 const h = new Harness();
@@ -71,6 +72,15 @@ describe("routing flags", () => {
     ]);
     if (!("config" in parsed)) throw new Error(parsed.output);
     expect(parsed.config.cacheAware).toEqual({ cacheThreshold: 0.5, balanceAbsThreshold: 4, balanceRelThreshold: 1.2, sweepEveryMs: 10_000, maxCharsPerWorker: 100_000 });
+  });
+
+  test("policies get the cache_aware knobs and trust a scraped load for 3 intervals", () => {
+    const parsed = parseFlags(["--load-scrape-interval-ms", "200", "--balance-abs-threshold", "2"]);
+    if (!("config" in parsed)) throw new Error(parsed.output);
+    expect(policyOptions(parsed.config)).toEqual({ balanceAbsThreshold: 2, staleAfterMs: 600 });
+    const off = parseFlags(["--load-scrape-interval-ms", "0"]);
+    if (!("config" in off)) throw new Error(off.output);
+    expect(policyOptions(off.config)).toEqual({});
   });
 
   test("bad values are refused with exit code 2", () => {

@@ -3,6 +3,7 @@ import type { Incarnation } from "./incarnation.ts";
 import { checkRemotePrefill } from "./kv-pull.ts";
 import type { Plan } from "./openai/request.ts";
 import type { RecordedRequest } from "./recorder.ts";
+import { generatedText } from "./tokens.ts";
 
 /**
  * Generating one request on the slow path (anything with time in it): wait for a slot, prefill
@@ -66,6 +67,12 @@ export async function generate(
         heldBlocks++;
         inc.kv.usedBlocks++;
       }
+    }
+    // As vLLM does, full blocks of generated tokens stay cached too: the next turn of a chat,
+    // which repeats this answer after the prompt, finds them.
+    if (inc.cache && k && produced > 0 && plan.prompt.text !== undefined) {
+      inc.cache.insert(inc.cache.hashes({ text: plan.prompt.text + generatedText(produced) }));
+      if (inc.kv) inc.kv.cachedBlocks = inc.cache.size;
     }
     return produced;
   } finally {

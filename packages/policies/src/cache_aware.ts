@@ -7,9 +7,9 @@ import type { Candidate, Policy, RouteRequest } from "./types.ts";
 export interface CacheAwareOptions extends CommonOptions {
   /** Follow a cached prefix when it covers at least this share of the text (default 0.3). */
   cacheThreshold?: number;
-  /** The imbalance guard fires when max − min load exceeds this (default 64) … */
+  /** The imbalance guard fires when the affine worker's load exceeds the least load by more than this (default 64) … */
   balanceAbsThreshold?: number;
-  /** … and max load exceeds this multiple of min load (default 1.5). */
+  /** … and is more than this multiple of the least load (default 1.5). */
   balanceRelThreshold?: number;
   /** Text remembered per worker, in chars; least recently used prefixes go first (default 2M). */
   maxCharsPerWorker?: number;
@@ -38,20 +38,23 @@ export type CacheAwareReason = "affinity" | "spread" | "balance" | "no_text";
 /**
  * Send a request where its prefix is probably cached, unless that piles work onto one engine.
  *
- * 1. Imbalance guard: when the load spread is too wide (absolute AND relative), the least loaded
- *    worker gets the request, whatever is cached where.
- * 2. Otherwise, when some candidate has seen at least `cacheThreshold` of the text, the least
- *    loaded of the candidates that share the longest prefix gets it ("affinity").
- * 3. Otherwise the least loaded gets it, ties to the one holding the least cached text ("spread").
+ * 1. When some candidate has seen at least `cacheThreshold` of the text, the least loaded of the
+ *    candidates that share the longest prefix gets it ("affinity") …
+ * 2. … unless that worker is too far above the least loaded one (absolute AND relative): then the
+ *    imbalance guard gives the request to the least loaded ("balance"). The guard judges the
+ *    worker affinity chose, not the spread of the whole fleet: one hot worker is no reason to
+ *    throw away the cached prefixes of requests bound for idle ones, so the guard can be set
+ *    tight (a few requests) without costing affinity elsewhere.
+ * 3. Otherwise (no text, or too little cached) the least loaded gets it, ties to the one holding
+ *    the least cached text ("spread").
  * The chosen worker is then recorded as having seen the text.
  *
  * Hot spots: a burst with one prefix follows affinity to one worker until that worker's load is
  * `balanceAbsThreshold` above the least loaded; then the guard sends requests to the least loaded
- * worker (recording the prefix there too), and once the spread is back under the threshold the
- * prefix is held by several workers and affinity picks the least loaded of them. So a burst is
- * spread with no worker more than about balanceAbsThreshold above the least loaded. This depends
- * on the caller's loads moving between picks: the gateway counts a request in `inFlight` as soon
- * as it is routed, before the next pick.
+ * worker (recording the prefix there too), and affinity then picks the least loaded of the
+ * workers holding the prefix. So a burst is spread with no worker more than about
+ * balanceAbsThreshold above the least loaded. This depends on the caller's loads moving between
+ * picks: the gateway counts a request in `inFlight` as soon as it is routed, before the next pick.
  *
  * Engine restarts: a candidate whose `incarnation` differs from the one recorded when its
  * prefixes were inserted has lost its cache; its entries are dropped when it is next seen.
@@ -97,14 +100,17 @@ export class CacheAwarePolicy implements Policy {
     scan.measure(cands, now, this.c.staleAfterMs);
     const text = req.text;
     let chosen: number;
-    if (scan.max - scan.min > this.absThreshold && scan.max > this.relThreshold * scan.min) {
-      chosen = scan.least(n, this.c.random);
-      this.lastReason = "balance";
-    } else if (text === undefined || text === "") {
+    if (text === undefined || text === "") {
       chosen = scan.least(n, this.c.random);
       this.lastReason = "no_text";
     } else {
       chosen = this.byPrefix(cands, text, now);
+      // The guard judges the worker affinity chose (see the class comment).
+      const load = scan.scores[chosen];
+      if (this.lastReason === "affinity" && load - scan.min > this.absThreshold && load > this.relThreshold * scan.min) {
+        chosen = scan.least(n, this.c.random);
+        this.lastReason = "balance";
+      }
     }
     const winner = cands[chosen];
     if (text !== undefined && text !== "") this.record(winner, text, now);

@@ -77,10 +77,25 @@ describe("cache_aware", () => {
       const loads = [...inFlight.values()];
       const max = Math.max(...loads);
       const min = Math.min(...loads);
-      expect(min).toBeGreaterThan(0);
       expect(max - min).toBeLessThanOrEqual(abs + 1);
+      // A wide threshold recruits workers one at a time as holders fill up; a tight one uses all.
+      if (abs === 4) expect(min).toBeGreaterThan(0);
       if (abs === 4) expect(max / (400 / 8)).toBeLessThanOrEqual(1.5);
     }
+  });
+
+  test("a hot worker does not cost other prefixes their affinity (the guard judges the chosen worker)", () => {
+    const p = new CacheAwarePolicy({ random: seeded(19), balanceAbsThreshold: 2 });
+    const hot = "H".repeat(400);
+    const cold = "C".repeat(400);
+    p.pick([cand("a")], req(hot));
+    p.pick([cand("b")], req(cold));
+    // a is far above the least loaded (c); b, which holds the cold prefix, is not.
+    const cands = [cand("a", 10), cand("b", 1), cand("c", 0)];
+    expect(p.pick(cands, req(`${cold} next`)).id).toBe("b");
+    expect(p.lastReason).toBe("affinity");
+    expect(p.pick(cands, req(`${hot} next`)).id).toBe("c");
+    expect(p.lastReason).toBe("balance");
   });
 
   test("ignores stale engine loads in the guard", () => {
