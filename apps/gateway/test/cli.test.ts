@@ -47,11 +47,15 @@ describe("bun run gateway [flags]", () => {
   test("SIGTERM: stops accepting, lets the in-flight request finish, exits 0", async () => {
     const engine = await startMockEngine({ models: ["m"], tokenDelayMs: 50 });
     engines.push(engine);
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    // A port the kernel just handed out is free (a random one may not be).
+    const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+    const port = probe.port!;
+    probe.stop(true);
     const proc = Bun.spawn([process.execPath, MAIN, "--host", "127.0.0.1", "--port", String(port), "--worker-urls", engine.url, "--health-check-fast-interval-secs", "0.1", "--log-level", "warn"], {
       stdout: "pipe",
       stderr: "pipe",
     });
+    const exitedEarly = proc.exited.then((code) => code);
     const base = `http://127.0.0.1:${port}`;
     await waitFor(async () => {
       try {
@@ -60,7 +64,8 @@ describe("bun run gateway [flags]", () => {
       } catch {
         return false;
       }
-    }, 10_000, "gateway ready");
+    }, 15_000, "gateway ready");
+    expect(await Promise.race([exitedEarly, Bun.sleep(0).then(() => "running")])).toBe("running");
     const inflight = fetch(`${base}/v1/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", prompt: "x", max_tokens: 20 }) });
     await waitFor(() => engine.state.counters.running > 0 || engine.state.counters.received > 0, 3000, "request reached the engine");
     proc.kill("SIGTERM");
