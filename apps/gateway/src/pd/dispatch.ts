@@ -2,6 +2,7 @@
 import { createPolicy } from "@switchboard/policies";
 import type { KvConnector } from "@switchboard/workers";
 import type { PdConfig } from "../config/types";
+import { policyOptions } from "../config/policy-options";
 import type { ForwardDeps } from "../proxy/forward";
 import type { Dispatch } from "../routes/inference";
 import type { PdDeps, PdRequest } from "./leg";
@@ -26,8 +27,8 @@ export function createPdDispatch(base: ForwardDeps, pd: PdConfig): { dispatch: D
   const pdMetrics = new PdMetrics(base.metrics.registry);
   const deps: PdDeps = { ...base, pd, pdMetrics };
   const policies: PdPolicies = {
-    prefill: createPolicy(pd.prefillPolicy, { sessionHeader: base.config.sessionHeader } as never),
-    decode: createPolicy(pd.decodePolicy, { sessionHeader: base.config.sessionHeader } as never),
+    prefill: createPolicy(pd.prefillPolicy, policyOptions(base.config)),
+    decode: createPolicy(pd.decodePolicy, policyOptions(base.config)),
   };
   // Routing memory of a worker (or of its engine's previous process) goes with it.
   base.fleet.index.onChange((c) => {
