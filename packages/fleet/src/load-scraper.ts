@@ -14,6 +14,11 @@ export interface LoadScraperOptions {
   timeoutMs?: number;
   /** Reads in flight at once (default 32): a large fleet is never read all at once. */
   concurrency?: number;
+  /**
+   * Reads started per second at most (default 200): a large fleet's round stretches past the
+   * interval instead of burning a core on /metrics (policies then lean on in-flight counts).
+   */
+  maxReadsPerSecond?: number;
   /** How a load is read (default: GET /metrics, or GetLoads for grpc:// workers). */
   read?: ReadLoad;
   /** ms since epoch, stamped on each load as `at` (default Date.now). */
@@ -31,6 +36,7 @@ export interface LoadScraperStats {
 }
 
 export const defaultScrapeConcurrency = 32;
+export const defaultMaxReadsPerSecond = 200;
 /** A wait shorter than this is not worth a timer: the read starts at once. */
 const minPauseMs = 2;
 
@@ -48,6 +54,9 @@ export class LoadScraper {
   readonly intervalMs: number;
   private readonly timeoutMs: number;
   private readonly concurrency: number;
+  private readonly maxReadsPerSecond: number;
+  /** How long the last round was meant to take: the interval, or longer for a large fleet. */
+  private roundMs: number;
   private readonly read: ReadLoad;
   private readonly now: () => number;
   private readonly grpcClients = new Map<string, EngineGrpcClient>();
@@ -62,6 +71,8 @@ export class LoadScraper {
     this.intervalMs = opts.intervalMs;
     this.timeoutMs = opts.timeoutMs ?? Math.min(1000, Math.max(50, opts.intervalMs));
     this.concurrency = Math.max(1, opts.concurrency ?? defaultScrapeConcurrency);
+    this.maxReadsPerSecond = Math.max(1, opts.maxReadsPerSecond ?? defaultMaxReadsPerSecond);
+    this.roundMs = opts.intervalMs;
     this.read = opts.read ?? ((v, s, t) => this.readEngine(v, s, t));
     this.now = opts.now ?? Date.now;
   }
@@ -90,7 +101,7 @@ export class LoadScraper {
     while (!signal.aborted) {
       const started = performance.now();
       await this.round();
-      await pause(this.intervalMs - (performance.now() - started), signal);
+      await pause(this.roundMs - (performance.now() - started), signal);
     }
   }
 
@@ -98,7 +109,8 @@ export class LoadScraper {
   async round(): Promise<void> {
     const signal = this.stopper.signal;
     const views = [...this.index.views.values()].filter((v) => v.status === "ready");
-    const gap = views.length > 0 ? this.intervalMs / views.length : 0;
+    this.roundMs = Math.max(this.intervalMs, (views.length * 1000) / this.maxReadsPerSecond);
+    const gap = views.length > 0 ? this.roundMs / views.length : 0;
     const started = performance.now();
     const inFlight = new Set<Promise<void>>();
     for (let i = 0; i < views.length && !signal.aborted; i++) {

@@ -205,3 +205,22 @@ describe("LoadScraper", () => {
     expect(calls).toBe(after);
   });
 });
+
+describe("LoadScraper at fleet scale", () => {
+  test("reads are capped per second: a large fleet's round stretches past the interval", async () => {
+    const index = new WorkerIndex();
+    for (let i = 0; i < 40; i++) {
+      const v = new WorkerView({ id: `w${i}`, url: `http://127.0.0.1:${10000 + i}`, connectionMode: "http", workerType: "regular", labels: {}, priority: 0, source: "t", sourceKey: `k${i}` });
+      index.add(v);
+      v.status = "ready";
+    }
+    let reads = 0;
+    const scraper = new LoadScraper(index, { intervalMs: 10, maxReadsPerSecond: 100, read: async () => (reads++, { running: 0, waiting: 0, kvUsage: 0 }) });
+    scraper.start();
+    await Bun.sleep(200);
+    await scraper.stop();
+    // 100/s for 0.2 s is ~20 reads; uncapped, 40 workers every 10 ms would be hundreds.
+    expect(reads).toBeGreaterThan(5);
+    expect(reads).toBeLessThanOrEqual(30);
+  });
+});
