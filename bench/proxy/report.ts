@@ -11,8 +11,8 @@ export interface RunInfo {
 
 export interface Results {
   targets: Target[];
-  small: Map<string, SmallResult>;
-  stream: Map<string, StreamResult>;
+  small?: Map<string, SmallResult>;
+  stream?: Map<string, StreamResult>;
   scale?: ScaleResult;
   tokens: number;
   tokenDelayMs: number;
@@ -28,7 +28,7 @@ export function table(header: string[], rows: string[][]): string {
   return [line(header), rule, ...rows.map(line)].join("\n");
 }
 
-function mainTable(r: Results): string {
+function mainTable(r: Required<Pick<Results, "small" | "stream">> & Results): string {
   const ts = r.targets;
   const direct = r.small.get(ts.find((t) => t.kind === "direct")!.name)!;
   const nginx = r.small.get(ts.find((t) => t.kind === "nginx")!.name)!;
@@ -68,10 +68,11 @@ function scaleTable(s: ScaleResult): string {
     ["added p50 ms (over direct)", ...col((r) => f(r.addedP50Ms))],
     ["added p99 ms (over direct)", ...col((r) => f(r.addedP99Ms))],
     [`added p99 ÷ at ${base.workers.toLocaleString("en-US")}`, ...col((r) => `${f(r.addedP99Ms / base.addedP99Ms)}×`)],
+    ["gateway CPU µs / request", ...col((r) => f(r.cpuUsPerReq, 1))],
     ["errors", ...col((r) => String(r.errors))],
     ["GET /workers ms (median of 5)", ...col((r) => f(r.listMs, 1))],
     ["GET /workers size KB", ...col((r) => int(r.listKb))],
-    ["gateway RSS MB (idle)", ...col((r) => f(r.rssMb, 0))],
+    [`gateway RSS MB (idle; lowest over ${s.memoryWindowS} s)`, ...col((r) => f(r.rssMb, 0))],
     [`KB per worker (RSS slope from ${base.workers})`, ...col((r) => f(r.kbPerWorker, 1))],
     [`idle CPU % of a core (probe every ${s.intervalS} s)`, ...col((r) => f(r.idleCpuPct, 1))],
     [`CPU µs per probe (slope from ${base.workers})`, ...col((r) => f(r.usPerProbe, 0))],
@@ -84,6 +85,21 @@ function scaleTable(s: ScaleResult): string {
 function targetChecks(r: Results): string[] {
   const out: string[] = [];
   const mark = (ok: boolean) => (ok ? "✅" : "❌");
+  if (r.small && r.stream) out.push(...mainChecks({ ...r, small: r.small, stream: r.stream }, mark));
+  const s = r.scale;
+  if (s && s.rows.length > 1) {
+    const first = s.rows[0]!;
+    const last = s.rows[s.rows.length - 1]!;
+    const ratio = last.addedP99Ms / first.addedP99Ms;
+    out.push(`${mark(ratio <= 1.2)} scale: added p99 at ${int(last.workers)} workers is ${f(ratio)}× that at ${int(first.workers)} (target ≤ 1.2×)`);
+    out.push(`${mark(last.listMs < 50)} GET /workers at ${int(last.workers)}: ${f(last.listMs, 1)} ms (target < 50 ms)`);
+    out.push(`${mark(last.kbPerWorker <= 20)} memory: ${f(last.kbPerWorker, 1)} KB per idle worker (target ≤ 20 KB)`);
+  }
+  return out;
+}
+
+function mainChecks(r: Required<Pick<Results, "small" | "stream">> & Results, mark: (ok: boolean) => string): string[] {
+  const out: string[] = [];
   const ts = r.targets;
   const direct = r.small.get(ts.find((t) => t.kind === "direct")!.name)!;
   const nginx = r.small.get(ts.find((t) => t.kind === "nginx")!.name)!;
@@ -98,15 +114,6 @@ function targetChecks(r: Results): string[] {
   const worst = Math.max(...ts.filter((t) => t.kind === "switchboard").map((t) => (r.stream.get(t.name)!.totalP50Ms - sDirect.totalP50Ms) / r.tokens));
   const budgetMs = 0.05 * r.tokenDelayMs;
   out.push(`${mark(worst <= budgetMs)} streaming: worst added time per chunk ${f(worst * 1000, 1)} µs (target ≤ 5 % of the ${r.tokenDelayMs} ms token interval = ${f(budgetMs * 1000, 0)} µs)`);
-  const s = r.scale;
-  if (s && s.rows.length > 1) {
-    const first = s.rows[0]!;
-    const last = s.rows[s.rows.length - 1]!;
-    const ratio = last.addedP99Ms / first.addedP99Ms;
-    out.push(`${mark(ratio <= 1.2)} scale: added p99 at ${int(last.workers)} workers is ${f(ratio)}× that at ${int(first.workers)} (target ≤ 1.2×)`);
-    out.push(`${mark(last.listMs < 50)} GET /workers at ${int(last.workers)}: ${f(last.listMs, 1)} ms (target < 50 ms)`);
-    out.push(`${mark(last.kbPerWorker <= 20)} memory: ${f(last.kbPerWorker, 1)} KB per idle worker (target ≤ 20 KB)`);
-  }
   return out;
 }
 
@@ -115,11 +122,19 @@ export function render(r: Results, info: RunInfo): string {
     `_${info.date} · ${info.machine} · ${info.versions}_`,
     "",
     ...info.setup.map((s) => `- ${s}`),
-    "",
-    mainTable(r),
   ];
+  if (r.small && r.stream) parts.push("", mainTable({ ...r, small: r.small, stream: r.stream }));
   if (r.scale) {
-    parts.push("", `**Scale** (policy ${r.scale.policy}; wrk 32 connections, ${r.scale.loadSeconds} s; idle window ${r.scale.idleWindowS} s; direct to one farm engine: p50 ${f(r.scale.direct.p50Ms)} ms, p99 ${f(r.scale.direct.p99Ms)} ms)`, "", scaleTable(r.scale));
+    const s = r.scale;
+    parts.push(
+      "",
+      `**Scale**: one gateway over N workers (one engine-farm process, one loopback port per worker); policy ${s.policy}; default probing; engine-load scraping off (round_robin does not read it); ` +
+        `wrk 32 connections, ${s.loadSeconds} s in 3 parts (p50/p99: medians of the parts); direct to one farm engine: p50 ${f(s.direct.p50Ms)} ms, p99 ${f(s.direct.p99Ms)} ms. ` +
+        `Idle CPU from a second gateway over the same fleet probing every ${s.intervalS} s, measured over ${s.idleWindowS} s (every worker probed once).`,
+      "",
+      scaleTable(s),
+    );
+    if (s.withScraping) parts.push("", `With default flags (engine-load scraping every 500 ms per Ready worker), an idle gateway over ${int(s.withScraping.workers)} workers uses ${f(s.withScraping.idleCpuPct, 1)} % of a core.`);
   }
   parts.push("", "**Targets**", "", ...targetChecks(r).map((c) => `- ${c}`));
   return parts.join("\n");

@@ -54,3 +54,4 @@ await Promise.all(
   }),
 );
 console.log(JSON.stringify({ ttfbMs, totalMs, errors }));
+export {};

@@ -6,11 +6,12 @@ import { errors, OpenAIError } from "@switchboard/protocol";
 import type { ConnectionMode, ProbeFn } from "@switchboard/workers";
 import type { InspectionEvent } from "xstate";
 import type { GatewayConfig } from "./config/types";
+import { policyOptions } from "./config/policy-options";
 import { createLogger, logWorkerChanges, type Logger } from "./observability/logging";
 import { GatewayMetrics } from "./observability/metrics";
 import { adminGuard } from "./routes/admin-auth";
 import { healthRoutes } from "./routes/health";
-import { inferenceRoutes } from "./routes/inference";
+import { inferenceRoutes, inferenceServeRoutes } from "./routes/inference";
 import { workerRoutes } from "./routes/workers";
 import { createPdDispatch, pdStaticWorkers } from "./pd";
 import { createLive, inspectorFor, joinInspect, type LiveHubOptions } from "./live";
@@ -49,13 +50,10 @@ export function buildGateway(config: GatewayConfig, parts: GatewayParts = {}) {
   if (config.serviceDiscovery) sources.push(kubernetesSource(config.serviceDiscovery, { log: log.child({ component: "k8s-discovery" }) }));
   const guard = adminGuard(config.adminApiKey);
   const inspector = inspectorFor(config.inspectorPort, config.host, guard);
-  // --- routing quality: engine loads scraped on an interval; a load older than 3 intervals is not trusted ---
-  const scrapeMs = config.loadScrapeIntervalMs ?? 0;
-  const loadScrape = { intervalMs: scrapeMs };
-  const policyOptions = { ...config.cacheAware, ...(scrapeMs > 0 ? { staleAfterMs: 3 * scrapeMs } : {}) };
-  // --- end routing quality ---
+  // Engine loads are scraped on an interval (0 = off); see config/policy-options for staleness.
+  const loadScrape = { intervalMs: config.loadScrapeIntervalMs ?? 0 };
   const fleet = new Fleet({ health: config.health, sources, probes: parts.probes, inspect: joinInspect(parts.inspect, inspector?.inspect), loadScrape });
-  const policy: Policy = createPolicy(config.policy, { sessionHeader: config.sessionHeader, ...policyOptions } as never);
+  const policy: Policy = createPolicy(config.policy, policyOptions(config));
   const metrics = new GatewayMetrics(fleet.index);
   logWorkerChanges(fleet.index, log);
   // Routing memory that belonged to a worker (or its old engine process) goes with it.
@@ -67,9 +65,11 @@ export function buildGateway(config: GatewayConfig, parts: GatewayParts = {}) {
   const pd = config.pd?.enabled ? createPdDispatch(deps, config.pd) : undefined;
   const live = createLive(fleet, sources, guard, inspector, parts.live);
 
+  const inference = inferenceRoutes(deps, pd?.dispatch);
   const app = new Elysia({
     // Quiet SSE streams must not be cut by an idle timeout; the request timeout bounds them.
-    serve: { idleTimeout: 0, maxRequestBodySize: config.maxPayloadBytes + 1024 * 1024 },
+    // The inference POSTs are Bun.serve routes ahead of Elysia (same handlers; see routes/inference.ts).
+    serve: { idleTimeout: 0, maxRequestBodySize: config.maxPayloadBytes + 1024 * 1024, routes: inferenceServeRoutes(inference) },
   })
     .onError(({ code, error }) => {
       if (error instanceof OpenAIError) return error.toResponse();
@@ -80,7 +80,7 @@ export function buildGateway(config: GatewayConfig, parts: GatewayParts = {}) {
     })
     .use(healthRoutes(fleet, metrics))
     .use(workerRoutes(fleet, guard))
-    .use(inferenceRoutes(deps, pd?.dispatch))
+    .use(inference)
     .use(live.routes);
 
   return { app, fleet, policy, metrics, log, deps, guard, live };

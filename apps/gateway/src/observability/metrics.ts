@@ -1,20 +1,24 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import type { WorkerIndex } from "@switchboard/fleet";
+import { PlainCounter, PlainGauge, PlainHistogram } from "./plain-metrics";
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
-/** Everything the gateway exports on /metrics. Names are prefixed `switchboard_`. */
+/**
+ * Everything the gateway exports on /metrics. Names are prefixed `switchboard_`. The series
+ * touched on every request count in plain numbers (plain-metrics.ts); the rest are prom-client's.
+ */
 export class GatewayMetrics {
   readonly registry = new Registry();
-  readonly requests = new Counter({ name: "switchboard_requests_total", help: "Requests by route, model, worker and status code", labelNames: ["route", "model", "worker", "status"], registers: [this.registry] });
-  readonly latency = new Histogram({ name: "switchboard_request_duration_seconds", help: "Whole request latency", labelNames: ["route", "model"], buckets: LATENCY_BUCKETS, registers: [this.registry] });
-  readonly ttft = new Histogram({ name: "switchboard_time_to_first_token_seconds", help: "Time to the first streamed byte from the engine", labelNames: ["route", "model"], buckets: LATENCY_BUCKETS, registers: [this.registry] });
+  readonly requests = new PlainCounter({ name: "switchboard_requests_total", help: "Requests by route, model, worker and status code", labelNames: ["route", "model", "worker", "status"], registers: [this.registry] });
+  readonly latency = new PlainHistogram({ name: "switchboard_request_duration_seconds", help: "Whole request latency", labelNames: ["route", "model"], buckets: LATENCY_BUCKETS, registers: [this.registry] });
+  readonly ttft = new PlainHistogram({ name: "switchboard_time_to_first_token_seconds", help: "Time to the first streamed byte from the engine", labelNames: ["route", "model"], buckets: LATENCY_BUCKETS, registers: [this.registry] });
   readonly retries = new Counter({ name: "switchboard_retries_total", help: "Upstream attempts retried on another worker", labelNames: ["route", "reason"], registers: [this.registry] });
   readonly upstreamErrors = new Counter({ name: "switchboard_upstream_errors_total", help: "Upstream failures by kind", labelNames: ["worker", "kind"], registers: [this.registry] });
   readonly rejected = new Counter({ name: "switchboard_rejected_total", help: "Requests answered by the gateway itself with an error", labelNames: ["code"], registers: [this.registry] });
   readonly transitions = new Counter({ name: "switchboard_worker_transitions_total", help: "Worker state transitions", labelNames: ["from", "to"], registers: [this.registry] });
   readonly restarts = new Counter({ name: "switchboard_engine_restarts_total", help: "In-place engine restarts detected (incarnation changed)", labelNames: ["worker"], registers: [this.registry] });
-  readonly inFlight = new Gauge({ name: "switchboard_in_flight_requests", help: "Requests in flight through the gateway", registers: [this.registry] });
+  readonly inFlight = new PlainGauge({ name: "switchboard_in_flight_requests", help: "Requests in flight through the gateway", registers: [this.registry] });
 
   constructor(index: WorkerIndex) {
     collectDefaultMetrics({ register: this.registry, prefix: "switchboard_process_" });

@@ -5,6 +5,7 @@ import type { GatewayConfig } from "../config/types";
 import type { GatewayMetrics } from "../observability/metrics";
 import type { Logger } from "../observability/logging";
 import { backoffMs } from "./backoff";
+import { sendUpstream, UpstreamError, type UpstreamReply } from "./upstream";
 import { passThrough } from "./upstream-body";
 
 export interface ForwardDeps {
@@ -34,66 +35,84 @@ export interface ForwardRequest {
 const RETRYABLE = new Set([502, 503]);
 const FORWARDED_HEADERS = ["authorization", "x-request-id", "x-data-parallel-rank", "traceparent"];
 
-function upstreamHeaders(h: Headers): Record<string, string> {
-  const out: Record<string, string> = { "content-type": "application/json" };
+/** The client's headers that go upstream, as header lines (pool) and as a record (fetch). */
+function upstreamHeaders(h: Headers): { lines: string; record: Record<string, string> } {
+  let lines = "Content-Type: application/json\r\n";
+  const record: Record<string, string> = { "content-type": "application/json" };
   for (const name of FORWARDED_HEADERS) {
     const v = h.get(name);
-    if (v !== null) out[name] = v;
+    if (v === null) continue;
+    record[name] = v;
+    lines += `${name}: ${v}\r\n`;
   }
-  return out;
+  return { lines, record };
 }
 
 /**
  * Sends a request to a worker chosen by the policy and pipes the answer back. Connect failures
  * and 502/503 answers before the first byte go to another Ready worker (bounded, with backoff).
- * Each worker's in-flight count is released on every path.
+ * Each worker's in-flight count is released on every path. No actor is told anything unless a
+ * worker could not be reached (passive health).
  */
 export async function forward(req: ForwardRequest, deps: ForwardDeps): Promise<Response> {
   const { fleet, policy, config, metrics } = deps;
   const role = req.role ?? "regular";
   const started = performance.now();
-  const timeout = AbortSignal.timeout(config.requestTimeoutMs);
-  const tried = new Set<string>();
+  const deadline = started + config.requestTimeoutMs;
+  const headers = upstreamHeaders(req.headers);
+  let tried: Set<string> | undefined;
   let lastProblem = "no attempt";
 
   for (let attempt = 0; attempt <= config.retry.maxRetries; attempt++) {
     const all = fleet.index.candidates(req.model, role);
-    let pool = tried.size === 0 ? all : all.filter((c) => !tried.has(c.id));
+    let pool = tried === undefined ? all : all.filter((c) => !tried!.has(c.id));
     if (pool.length === 0) {
       if (attempt === 0) return noWorker(req.model, deps);
       if (all.length === 0) break;
-      tried.clear(); // every Ready worker was tried: go round again (the backoff already ran)
+      tried!.clear(); // every Ready worker was tried: go round again (the backoff already ran)
       pool = all;
     }
     const worker = policy.pick(pool, req.route_request) as WorkerView;
-    tried.add(worker.id);
-    const upstreamAbort = new AbortController();
-    const signal = AbortSignal.any([req.clientSignal, timeout, upstreamAbort.signal]);
+    const timeoutMs = deadline - performance.now();
+    if (timeoutMs <= 0) return done(req, worker, errors.upstreamTimeout(config.requestTimeoutMs / 1000).toResponse(), started, deps);
     acquire(worker, metrics);
-    let res: Response;
+    let reply: UpstreamReply;
     try {
-      res = await fetch(worker.url + req.path, { method: "POST", headers: upstreamHeaders(req.headers), body: req.body, signal });
+      reply = await sendUpstream({
+        url: worker.url,
+        path: req.path,
+        body: req.body,
+        headerLines: headers.lines,
+        headers: headers.record,
+        stream: req.stream,
+        timeoutMs,
+        clientSignal: () => req.clientSignal,
+      });
     } catch (err) {
       release(worker, metrics);
-      if (req.clientSignal.aborted) return clientGone();
-      if (timeout.aborted) return done(req, worker, errors.upstreamTimeout(config.requestTimeoutMs / 1000).toResponse(), started, deps);
-      lastProblem = `${worker.url}: ${(err as Error).message}`;
+      const e = err instanceof UpstreamError ? err : new UpstreamError("connect", String(err));
+      if (e.kind === "aborted" || req.clientSignal.aborted) return clientGone();
+      if (e.kind === "timeout") return done(req, worker, errors.upstreamTimeout(config.requestTimeoutMs / 1000).toResponse(), started, deps);
+      // The engine had begun to answer: nothing is retried, the client gets the failure.
+      if (e.answered) return done(req, worker, errors.upstream(`${worker.url}: ${e.message}`).toResponse(), started, deps);
+      lastProblem = `${worker.url}: ${e.message}`;
       metrics.upstreamErrors.inc({ worker: worker.id, kind: "connect" });
-      fleet.passiveFailure(worker.id, (err as Error).message);
+      fleet.passiveFailure(worker.id, e.message);
+      (tried ??= new Set()).add(worker.id);
       if (attempt < config.retry.maxRetries) await retryPause(req, attempt, "connect", deps);
       continue;
     }
-    if (RETRYABLE.has(res.status) && attempt < config.retry.maxRetries) {
-      await res.body?.cancel().catch(() => {});
+    if (RETRYABLE.has(reply.status) && attempt < config.retry.maxRetries) {
+      await reply.stream?.cancel().catch(() => {});
       release(worker, metrics);
-      lastProblem = `${worker.url} answered ${res.status}`;
-      metrics.upstreamErrors.inc({ worker: worker.id, kind: `status_${res.status}` });
-      await retryPause(req, attempt, `status_${res.status}`, deps);
+      lastProblem = `${worker.url} answered ${reply.status}`;
+      metrics.upstreamErrors.inc({ worker: worker.id, kind: `status_${reply.status}` });
+      (tried ??= new Set()).add(worker.id);
+      await retryPause(req, attempt, `status_${reply.status}`, deps);
       continue;
     }
-    return req.stream && res.ok && res.body
-      ? streamBack(req, worker, res, upstreamAbort, started, deps)
-      : bufferBack(req, worker, res, timeout, started, deps);
+    const ok = reply.status >= 200 && reply.status < 300;
+    return req.stream && ok ? streamBack(req, worker, reply, started, deps) : bufferBack(req, worker, reply, started, deps);
   }
   return done(req, undefined, errors.upstream(lastProblem).toResponse(), started, deps);
 }
@@ -130,39 +149,51 @@ function done(req: ForwardRequest, worker: WorkerView | undefined, res: Response
   return res;
 }
 
-async function bufferBack(req: ForwardRequest, worker: WorkerView, res: Response, timeout: AbortSignal, started: number, deps: ForwardDeps): Promise<Response> {
+function replyHeaders(reply: UpstreamReply, worker: WorkerView, fallbackType: string): Record<string, string> {
+  const h: Record<string, string> = { "content-type": reply.contentType ?? fallbackType, "x-switchboard-worker": worker.id };
+  if (reply.contentEncoding) h["content-encoding"] = reply.contentEncoding;
+  return h;
+}
+
+async function bufferBack(req: ForwardRequest, worker: WorkerView, reply: UpstreamReply, started: number, deps: ForwardDeps): Promise<Response> {
   try {
-    const body = await res.arrayBuffer();
-    const headers = { "content-type": res.headers.get("content-type") ?? "application/json", "x-switchboard-worker": worker.id };
-    return done(req, worker, new Response(body, { status: res.status, headers }), started, deps);
+    const body = reply.body ?? new Uint8Array(await new Response(reply.stream).arrayBuffer());
+    return done(req, worker, new Response(body as Uint8Array<ArrayBuffer>, { status: reply.status, headers: replyHeaders(reply, worker, "application/json") }), started, deps);
   } catch (err) {
-    if (req.clientSignal.aborted) return clientGone();
-    const e = timeout.aborted ? errors.upstreamTimeout(deps.config.requestTimeoutMs / 1000) : errors.upstream(`${worker.url}: ${(err as Error).message}`);
+    if (req.clientSignal.aborted || (err instanceof UpstreamError && err.kind === "aborted")) return clientGone();
+    const e = err instanceof UpstreamError && err.kind === "timeout" ? errors.upstreamTimeout(deps.config.requestTimeoutMs / 1000) : errors.upstream(`${worker.url}: ${(err as Error).message}`);
     return done(req, worker, e.toResponse(), started, deps);
   } finally {
     release(worker, deps.metrics);
   }
 }
 
-function streamBack(req: ForwardRequest, worker: WorkerView, res: Response, upstreamAbort: AbortController, started: number, deps: ForwardDeps): Response {
+/** A body read whole (its length was known) still goes out through the stream path, hooks and all. */
+function oneChunk(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(c) {
+      if (bytes.length) c.enqueue(bytes);
+      c.close();
+    },
+  });
+}
+
+function streamBack(req: ForwardRequest, worker: WorkerView, reply: UpstreamReply, started: number, deps: ForwardDeps): Response {
   const { metrics } = deps;
-  const body = passThrough(res.body!, {
+  const upstream = reply.stream ?? oneChunk(reply.body!);
+  const body = passThrough(upstream, {
     firstByte: () => metrics.ttft.observe({ route: req.route, model: req.model }, (performance.now() - started) / 1000),
     done: (outcome) => {
       release(worker, metrics);
-      metrics.requests.inc({ route: req.route, model: req.model, worker: worker.id, status: outcome === "complete" ? res.status : outcome === "cancelled" ? 499 : 502 });
+      metrics.requests.inc({ route: req.route, model: req.model, worker: worker.id, status: outcome === "complete" ? reply.status : outcome === "cancelled" ? 499 : 502 });
       metrics.latency.observe({ route: req.route, model: req.model }, (performance.now() - started) / 1000);
     },
-    abortUpstream: () => upstreamAbort.abort(),
+    // Cancelling the upstream body (passThrough does) closes its connection: the engine sees the cancel.
+    abortUpstream: () => {},
   });
   return new Response(body, {
-    status: res.status,
-    headers: {
-      "content-type": res.headers.get("content-type") ?? "text/event-stream",
-      "cache-control": "no-cache",
-      "x-accel-buffering": "no",
-      "x-switchboard-worker": worker.id,
-    },
+    status: reply.status,
+    headers: { ...replyHeaders(reply, worker, "text/event-stream"), "cache-control": "no-cache", "x-accel-buffering": "no" },
   });
 }
 
