@@ -39,7 +39,7 @@ describe("cache_aware", () => {
   });
 
   test("among workers sharing the prefix, the least loaded gets it", () => {
-    const p = new CacheAwarePolicy({ random: seeded(5) });
+    const p = new CacheAwarePolicy({ random: seeded(5), balanceAbsThreshold: 64 });
     const text = "S".repeat(300);
     p.pick([cand("a")], req(text));
     p.pick([cand("b")], req(text));

@@ -97,7 +97,7 @@ function addRoutingOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option("--load-scrape-interval-ms <ms>", "how often each Ready worker's engine load is read (/metrics or GetLoads); 0 = off").default(500).argParser(wholeNumber("--load-scrape-interval-ms")))
     .addOption(new Option("--cache-threshold <share>", "cache_aware: follow a cached prefix covering at least this share of the prompt (default 0.3)").argParser(share("--cache-threshold")))
-    .addOption(new Option("--balance-abs-threshold <n>", "cache_aware: the imbalance guard fires when max − min load exceeds this (default 64) …").argParser(nonNegative("--balance-abs-threshold")))
+    .addOption(new Option("--balance-abs-threshold <n>", "cache_aware: the imbalance guard fires when max − min load exceeds this (default 2; SMG uses 64) …").argParser(nonNegative("--balance-abs-threshold")))
     .addOption(new Option("--balance-rel-threshold <x>", "… and max load exceeds this multiple of min load (default 1.5)").argParser(nonNegative("--balance-rel-threshold")))
     .addOption(new Option("--eviction-interval-secs <s>", "cache_aware: how often expired prefixes are swept from memory (default 30)").argParser(positiveNumber("--eviction-interval-secs")))
     .addOption(new Option("--max-tree-size <chars>", "cache_aware: prompt text remembered per worker, in characters (default 2000000)").argParser(wholeNumber("--max-tree-size", 1)));
