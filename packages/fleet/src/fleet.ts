@@ -2,6 +2,7 @@ import { adminDiscovery, type DesiredWorker, type SourceStatus } from "@switchbo
 import { grpcProbe, httpProbe } from "@switchboard/engines";
 import {
   boundedProbe,
+  indexScheduler,
   workerMachine,
   type ConnectionMode,
   type HealthConfig,
@@ -56,6 +57,8 @@ export class Fleet {
       input: { health: opts.health, sources },
       inspect: opts.inspect,
     });
+    // Each finished probe stops an actor; with the scheduler indexed that costs O(1), not O(workers).
+    indexScheduler(this.root.system);
     if (opts.loadScrape && opts.loadScrape.intervalMs > 0) this.loads = new LoadScraper(this.index, opts.loadScrape);
   }
 

@@ -1,16 +1,13 @@
 import { fromPromise } from "xstate";
 import type { ProbeInput } from "./machine";
 import type { ProbeFn, ProbeResult } from "./types";
-import { indexScheduler } from "./scheduler-index";
 
 /**
  * Wraps an engine probe so it can never outlive its timeout: a hung engine is a failed probe,
  * never a stuck actor, even if the probe ignores its abort signal.
  */
 export function boundedProbe(probe: ProbeFn) {
-  return fromPromise<ProbeResult, ProbeInput>(async ({ input, signal, system }) => {
-    // Each finished probe stops an actor; indexed, that costs O(1) instead of O(workers).
-    indexScheduler(system);
+  return fromPromise<ProbeResult, ProbeInput>(async ({ input, signal }) => {
     const { timeoutMs } = input.request.config;
     const deadline = AbortSignal.timeout(timeoutMs);
     const started = performance.now();
