@@ -1,16 +1,7 @@
 /** Seeded text for workloads: the same seed gives the same text, so runs and the oracle agree. */
 
-/** mulberry32: a small, fast, seedable PRNG (uniform in [0, 1)). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as rng } from "../../packages/testkit/src/random";
+export { rng };
 
 const syllables = ["ka", "lo", "mi", "ner", "tu", "sa", "vor", "en", "di", "pra", "que", "zel", "om", "ri", "fa", "gu"];
 

@@ -24,6 +24,7 @@ switchboard demo
   engines:   ${engines.map((e) => e.url).join(", ")} (the second starts answering after 5 s)
   workers:   curl -s ${url}/workers
   metrics:   curl -s ${url}/metrics
+  live view: ${url}/ui   (the worker state machines, live)
 
 try:
   curl -sN ${url}/v1/chat/completions -H 'content-type: application/json' \\

@@ -14,17 +14,7 @@ export function recordingLogger(): DiscoveryLogger & { lines: LogLine[] } {
   return { lines, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 }
 
-/** Seeded PRNG (mulberry32): reproducible jitter and churn. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from "@switchboard/testkit";
 
 export const fastTiming = {
   listTimeoutMs: 3_000,

@@ -7,21 +7,12 @@
  * Requests share 32 system prompts (~1.5k chars) with a per-user tail (~300 chars) and carry a
  * session key from 10,000 users. Warm-up runs first (it includes ring builds and tree growth).
  */
+import { seededRandom as rng } from "@switchboard/testkit";
 import { ConsistentHashPolicy, createPolicy, policyNames, type Candidate, type RouteRequest } from "../src/index.ts";
 
 const sizes = [10, 1_000, 5_000];
 const now = Date.now();
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function words(r: () => number, n: number): string {
   const vocab = ["the", "engine", "cache", "prefix", "token", "router", "model", "batch", "queue", "page"];

@@ -12,17 +12,7 @@ export function engine(running: number, waiting: number, at: number, inFlightAtS
   return { running, waiting, kvUsage: 0, at, inFlightAtScrape };
 }
 
-/** A seeded PRNG (mulberry32) so statistical tests replay exactly. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom as seeded } from "@switchboard/testkit";
 
 /** A clock the test moves by hand. */
 export function manualClock(start = 1_000_000) {

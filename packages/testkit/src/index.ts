@@ -8,3 +8,4 @@ export { createTestPki } from "./pki.ts";
 export type { TestPki } from "./pki.ts";
 export { waitFor } from "./wait.ts";
 export type { WaitForOptions } from "./wait.ts";
+export { seededRandom } from "./random.ts";
