@@ -41,7 +41,7 @@ describe.skipIf(!chromium.ok)("the visualizer page in headless Chromium", () => 
   beforeAll(async () => {
     a = await rig.engine();
     b = await rig.engine();
-    gw = rig.gateway(["--worker-urls", a.url, b.url]);
+    gw = rig.gatewayWith(["--worker-urls", a.url, b.url]);
     await waitFor(() => gw.fleet.index.readyCount() === 2, 10_000, "both workers ready");
     browser = await launchChromium();
     page = await browser.context.newPage();
@@ -113,7 +113,7 @@ describe.skipIf(!chromium.ok)("the visualizer page in headless Chromium", () => 
 
   test("`bun run visualizer` serves the page elsewhere; with an admin key it needs ?token=", async () => {
     const key = "visualizer-test-key";
-    const secured = rig.gateway(["--worker-urls", b.url, "--admin-api-key", key]);
+    const secured = rig.gatewayWith(["--worker-urls", b.url, "--admin-api-key", key]);
     visualizer = await startVisualizer({ gateway: secured.url, host: "127.0.0.1", port: 0 });
     const p = await browser!.context.newPage();
     try {

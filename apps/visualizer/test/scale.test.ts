@@ -44,7 +44,7 @@ describe.skipIf(!chromium.ok)("1,000 workers on the page", () => {
   let page: Page;
 
   beforeAll(async () => {
-    gw = rig.gateway(
+    gw = rig.gatewayWith(
       ["--worker-urls", ...urls, "--health-check-interval-secs", "1", "--health-check-fast-interval-secs", "0.3", "--health-success-threshold", "1", "--health-failure-threshold", "1"],
       { probes: { http: probe } },
     );
